@@ -1,0 +1,26 @@
+"""chibigrad: PyTorch's autograd, re-implemented on numpy to be read.
+
+``import chibigrad as torch`` runs the covered subset of PyTorch programs
+unchanged: tensors, the differentiable ops, autograd, nn, optim and friends.
+"""
+import sys as _sys
+
+from . import _dtype
+from ._device import device
+from ._dtype import (Size, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
+                     int8, int16, int32, int64, long, uint8)
+from .tensor import Tensor
+from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, get_rng_state,
+                       linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                       randperm, set_rng_state, tensor, zeros, zeros_like)
+from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chunk, clamp, clone, cos, detach, div,
+                  equal, exp, flatten, floor, isclose, log, log_softmax, logsumexp, matmul, max, maximum, mean, min,
+                  minimum, mm, mul, neg, norm, permute, pow, prod, reciprocal, relu, reshape, round, sigmoid, sign,
+                  sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh, transpose, unbind, unsqueeze, var,
+                  where)
+from . import autograd, memory
+from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+
+clip = clamp
+__version__ = "0.1.0"

@@ -1,0 +1,92 @@
+"""torch.autograd: computing gradients.
+
+``backward`` adds gradients into leaves' ``.grad``; ``grad`` returns them
+instead. Both check their arguments, then hand the graph to the engine.
+"""
+from . import engine, grad_mode
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .node import AccumulateGrad, Node, SavedTensor
+
+
+def _make_grads(outputs, grad_outputs):
+    """The gradient to start each output with: ones for a scalar, else the given one."""
+    from ..creation import ones_like
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                   f"{out.dtype}")
+            g = ones_like(out)
+        elif g.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                               f"has a shape of {out.shape}.")
+        grads.append(g)
+    return grads
+
+
+def _roots(outputs, grad_outputs):
+    roots = []
+    for i, (out, g) in enumerate(zip(outputs, _make_grads(outputs, grad_outputs))):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        node, nr = out._gradient_edge()
+        roots.append((node, nr, g))
+    return roots
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Add the gradients of ``tensors`` into the ``.grad`` of the leaves they depend on."""
+    tensors = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_tuple(inputs)
+    targets = None
+    if inputs:
+        targets = [t._gradient_edge() for t in inputs]
+        _retain_non_leaf_inputs(inputs)
+    engine.execute(_roots(tensors, grads), retain_graph, create_graph, targets, accumulate=True)
+
+
+def _retain_non_leaf_inputs(inputs):
+    """``backward(inputs=[t])`` with a non-leaf t fills ``t.grad``, as in PyTorch."""
+    for t in inputs:
+        if t.grad_fn is not None:
+            t.retain_grad()
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any ``.grad``."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    allow_unused = allow_unused or materialize_grads
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    edges = [t._gradient_edge() for t in inputs]
+    captured = engine.execute(_roots(outputs, grad_outputs), retain_graph, create_graph, edges, accumulate=False)
+    result = []
+    for t, edge in zip(inputs, edges):
+        g = captured.get(edge)
+        if g is None and not allow_unused:
+            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                               "Set allow_unused=True if this is the desired behavior.")
+        if g is None and materialize_grads:
+            from ..creation import zeros_like
+            g = zeros_like(t)
+        result.append(g if create_graph or g is None else g.detach())
+    return tuple(result)

@@ -1,0 +1,220 @@
+"""The backward engine: order the graph, then run each node once.
+
+Two steps, kept apart so each can be read (and replaced) on its own:
+
+1. ``ordering(roots)`` lists every node reachable from the roots so that a
+   node comes before all the nodes it sends gradients to. The default,
+   ``topological_order``, counts dependencies (Kahn's algorithm) and breaks
+   ties as PyTorch does: the most recently created node first, leaves'
+   AccumulateGrad nodes as soon as they are ready. ``use_ordering`` plugs in
+   another strategy, such as a depth-first one.
+2. ``execute`` walks that list with a gradient buffer per node, summing the
+   gradients that arrive from every path before the node runs.
+
+Nothing here recurses, so a graph of any depth can be differentiated.
+"""
+import contextlib
+import heapq
+
+from . import anomaly_mode, grad_mode
+from .node import AccumulateGrad
+
+
+def topological_order(roots):
+    """Nodes reachable from ``roots``, each before the nodes it feeds."""
+    deps = _count_dependencies(roots)
+    ready = [(-r._sequence_nr, i, r) for i, r in enumerate(dict.fromkeys(roots)) if not deps.get(r)]
+    heapq.heapify(ready)
+    order, tie = [], len(ready)
+    while ready:
+        node = heapq.heappop(ready)[2]
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                tie += 1
+                heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
+    return order
+
+
+def _count_dependencies(roots):
+    """How many edges point at each node, found with an explicit stack."""
+    deps, stack, seen = {}, list(roots), set(roots)
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+_ordering = [topological_order]
+
+
+@contextlib.contextmanager
+def use_ordering(ordering):
+    """Run every backward in this block with ``ordering(roots) -> [nodes]``."""
+    _ordering.append(ordering)
+    try:
+        yield
+    finally:
+        _ordering.pop()
+
+
+def execute(roots, retain_graph=False, create_graph=False, targets=None, accumulate=True):
+    """Backpropagate from ``roots``, a list of ``(node, output_nr, grad)``.
+
+    ``targets`` (edges ``(node, output_nr)``) restricts the work to what
+    reaches them; with ``accumulate=False`` their gradients are returned
+    instead of being added into ``.grad`` (that is ``autograd.grad``).
+    Returns a dict edge -> captured gradient.
+    """
+    order = _ordering[-1]([node for node, _, _ in roots])
+    needed = _needed(order, targets) if targets is not None else None
+    capture = set(targets or ()) if not accumulate else set()
+    buffers, captured = {}, {}
+    for node, nr, grad in roots:
+        _add_to_buffer(buffers, node, nr, grad)
+    prev = grad_mode.is_grad_enabled()
+    grad_mode._set_enabled(create_graph)
+    try:
+        for node in order:
+            grads = buffers.pop(node, None)
+            if grads is None or (needed is not None and node not in needed):
+                continue
+            grads = _tensor_pre_hooks(node, grads)
+            if capture:
+                for nr in range(len(grads)):
+                    if (node, nr) in capture:
+                        captured[(node, nr)] = grads[nr]
+                if isinstance(node, AccumulateGrad):
+                    continue
+            outs = call_node(node, grads)
+            if not retain_graph:
+                node.release_saved()
+            for (nxt, nr), g in zip(node.next_functions, outs):
+                if nxt is not None and g is not None:
+                    _add_to_buffer(buffers, nxt, nr, g)
+    finally:
+        grad_mode._set_enabled(prev)
+    return captured
+
+
+def _needed(order, targets):
+    """Nodes that lead to a target; ``order`` lists producers before consumers."""
+    target_nodes = {node for node, _ in targets}
+    needed = set()
+    for node in reversed(order):
+        if node in target_nodes or any(n in needed for n, _ in node.next_functions if n is not None):
+            needed.add(node)
+    return needed
+
+
+def _add_to_buffer(buffers, node, nr, grad):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * _num_outputs(node)
+    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+
+
+def _num_outputs(node):
+    meta = getattr(node, "_output_meta", None)
+    return len(meta) if meta else 1
+
+
+def _tensor_pre_hooks(node, grads):
+    """Tensor hooks of the node's outputs, then retain_grad, on each output's gradient."""
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            for hook in hooks:
+                if grads[nr] is not None:
+                    new = hook(grads[nr])
+                    if new is not None:
+                        grads[nr] = new
+    if node._retained:
+        for nr, ref in node._retained.items():
+            tensor = ref()
+            if tensor is not None and grads[nr] is not None:
+                g = grads[nr] if grad_mode.is_grad_enabled() else grads[nr].detach()
+                tensor.grad = g.clone() if tensor.grad is None else tensor.grad + g
+    return grads
+
+
+def call_node(node, grads):
+    """Run one node with its hooks; check and fix up the gradients it returns."""
+    for hook in node._pre_hooks:
+        new = hook(tuple(grads))
+        if new is not None:
+            grads = list(new)
+    grads = _materialize(node, grads)
+    try:
+        outs = node.apply(*grads)
+    except Exception as err:
+        anomaly_mode.report_failure(node, err)
+        raise
+    outs = _validate(node, outs)
+    if anomaly_mode.is_anomaly_enabled():
+        anomaly_mode.check_nan(node, outs)
+    for hook in node._post_hooks:
+        new = hook(outs, tuple(grads))
+        if new is not None:
+            outs = tuple(new)
+    return outs
+
+
+def _materialize(node, grads):
+    """Outputs that got no gradient receive zeros (or None if the Function asked)."""
+    if all(g is not None for g in grads) or not getattr(node, "materialize_grads", False):
+        return grads
+    from ..creation import zeros
+    return [zeros(meta[0], dtype=meta[1]) if g is None and meta is not None else g
+            for g, meta in zip(grads, node._output_meta)]
+
+
+def _validate(node, outs):
+    """One gradient per input, each reduced to its input's shape and cast to its dtype."""
+    if not isinstance(outs, tuple):
+        outs = (outs,)
+    expected = len(node._input_meta)
+    if len(outs) > expected and all(g is None for g in outs[expected:]):
+        outs = outs[:expected]
+    if len(outs) != expected:
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {expected}, got {len(outs)})")
+    positions = getattr(node, "_tensor_args", None)
+    if positions is not None and len(positions) != expected:
+        for i, g in enumerate(outs):
+            if g is not None and i not in positions:
+                raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
+        outs = tuple(outs[i] for i in positions)  # drop the None of non-tensor arguments
+        metas = tuple(node._input_meta[i] for i in positions)
+    else:
+        metas = node._input_meta
+    return tuple(_fit(node, i, g, meta) for i, (g, meta) in enumerate(zip(outs, metas)))
+
+
+def _fit(node, index, grad, meta):
+    if grad is None or meta is None:
+        return None
+    shape, dtype = meta
+    if grad.shape != shape:
+        if not _expandable(shape, grad.shape):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                               f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+        grad = grad.sum_to_size(shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def _expandable(shape, target):
+    """True when ``shape`` broadcasts to ``target`` (so summing back is right)."""
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))

@@ -1,0 +1,97 @@
+"""Grad modes: whether operations are recorded into the graph.
+
+The flag is thread-local, as in PyTorch, so a data-loading thread running
+under ``no_grad`` does not switch recording off for the training thread.
+"""
+import functools
+import threading
+
+_state = threading.local()
+
+
+def is_grad_enabled():
+    """True when new operations are recorded for backward."""
+    return getattr(_state, "enabled", True)
+
+
+def is_inference_mode_enabled():
+    """True inside ``inference_mode``: new tensors become inference tensors."""
+    return getattr(_state, "inference", False)
+
+
+def _set_enabled(mode):
+    _state.enabled = bool(mode)
+
+
+class _DecoratorContextManager:
+    """A context manager that can also decorate a function (as in PyTorch)."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_DecoratorContextManager):
+    """Do not record operations: results have no grad_fn and save nothing."""
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(False)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+
+class enable_grad(_DecoratorContextManager):
+    """Record operations again, e.g. inside a ``no_grad`` block."""
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(True)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Switch recording on or off; works as a call and as a context manager."""
+
+    def __init__(self, mode):
+        self.prev = is_grad_enabled()
+        self.mode = bool(mode)
+        _set_enabled(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad``, and tensors made inside can never join a graph later."""
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = (is_grad_enabled(), is_inference_mode_enabled())
+        if self.mode:
+            _set_enabled(False)
+            _state.inference = True
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.inference = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)

@@ -1,0 +1,209 @@
+"""Graph nodes: what ``grad_fn`` points at, and the saved tensors they keep.
+
+A Node is one backward function. ``next_functions`` holds one edge
+``(node, input_nr)`` per input of the forward operation: the node that will
+receive the gradient for that input, or ``None`` when it needs none.
+"""
+import itertools
+import sys
+
+from .. import memory
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` takes the hook out again."""
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when saved.
+
+    ``release()`` drops the reference so the array can be freed; unpacking
+    afterwards raises PyTorch's "backward through the graph a second time"
+    error, and unpacking after an in-place change raises the version error.
+    An output of the node itself is stored without its ``grad_fn`` (that
+    would be a reference cycle) and re-attached on unpack.
+    """
+
+    __slots__ = ("_tensor", "_version", "_saved_version", "_is_output", "_output_nr", "_requires_grad",
+                 "_leaf_name")
+
+    def __init__(self, tensor, is_output):
+        if tensor._is_inference:
+            raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can make a "
+                               "clone to get a normal tensor and use it in autograd.")
+        self._version = tensor._version_counter
+        self._saved_version = self._version[0]
+        self._is_output = is_output
+        self._output_nr = tensor._output_nr
+        self._requires_grad = tensor.requires_grad
+        self._leaf_name = None if tensor.grad_fn is not None else "leaf"
+        self._tensor = tensor._shallow_copy() if is_output else tensor
+        memory.track_saved(tensor._array)
+
+    @property
+    def is_released(self):
+        return self._tensor is None
+
+    def release(self):
+        """Let go of the saved data (backward calls this unless retain_graph)."""
+        if self._tensor is not None:
+            memory.untrack_saved(self._tensor._array)
+            self._tensor = None
+
+    def unpack(self, node):
+        """The saved tensor, checked to be neither freed nor modified in place."""
+        t = self._tensor
+        if t is None:
+            raise RuntimeError(FREED_MESSAGE)
+        if self._version[0] != self._saved_version:
+            raise RuntimeError(self._modified_message(node))
+        if self._is_output:
+            out = t._shallow_copy()
+            if self._requires_grad:
+                out.grad_fn, out._output_nr = node, self._output_nr
+            return out
+        return t
+
+    def _modified_message(self, node):
+        t = self._tensor
+        what = f"[torch.{_TYPE_NAMES[t.dtype.name]} {list(t.shape)}]"
+        if self._leaf_name is None:
+            producer = node if self._is_output else t.grad_fn
+            what += f", which is output {self._output_nr} of {producer.name()},"
+        return ("one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: {what} is at version {self._version[0]}; expected version "
+                f"{self._saved_version} instead. Hint: enable anomaly detection to find the operation that "
+                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+
+    def __del__(self):
+        if self._tensor is not None and memory is not None:
+            memory.untrack_saved(self._tensor._array)
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+               "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+class Node:
+    """One backward function in the graph.
+
+    Subclasses implement ``apply(*grad_outputs)`` returning one gradient per
+    entry of ``next_functions``. The engine calls nodes in an order where every
+    node runs after all nodes that feed it a gradient.
+    """
+
+    def __init__(self):
+        self.next_functions = ()
+        self._sequence_nr = next(_sequence)
+        self._saved = []
+        self._input_meta = ()
+        self._pre_hooks = []
+        self._post_hooks = []
+        self._tensor_hooks = None  # output_nr -> list of tensor hooks
+        self._retained = None  # output_nr -> weakref of a tensor that retains its grad
+        self.metadata = {}
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    def __call__(self, *grad_outputs):
+        return self.apply(*grad_outputs)
+
+    def apply(self, *grad_outputs):
+        raise NotImplementedError(f"{self.name()} does not implement apply")
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        self._post_hooks.append(fn)
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        self._pre_hooks.append(fn)
+        return RemovableHandle(self._pre_hooks, fn)
+
+    def release_saved(self):
+        """Free every saved tensor: the graph can no longer be differentiated through here."""
+        for saved in self._saved:
+            saved.release()
+
+    @property
+    def saved_tensors_info(self):
+        """``(shape, dtype, nbytes, released)`` for each saved tensor, for pictures of the graph."""
+        return [(None, None, 0, True) if s.is_released else
+                (tuple(s._tensor.shape), s._tensor.dtype, s._tensor._array.nbytes, False) for s in self._saved]
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds the incoming gradient into ``variable.grad``.
+
+    Gradients add up, they never overwrite: that is what makes gradient
+    accumulation over micro-batches and parameters used twice work.
+    """
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._sequence_nr = sys.maxsize  # runs as soon as it is ready, as in PyTorch
+
+    def apply(self, grad):
+        var = self.variable
+        for hook in var._backward_hooks or ():
+            new = hook(grad)
+            if new is not None:
+                grad = new
+        from .grad_mode import is_grad_enabled
+        if var.grad is None:
+            var.grad = grad if is_grad_enabled() else _owned(grad)
+        elif is_grad_enabled():
+            var.grad = var.grad + grad  # create_graph: keep the graph of the sum
+        else:
+            var.grad._accumulate_(grad)
+        for hook in var._post_accumulate_hooks or ():
+            hook(var)
+        return ()
+
+
+def _owned(grad):
+    """``grad`` detached; copied unless nothing else can see its array.
+
+    The same gradient object can reach two leaves (``a + b`` hands both the
+    same tensor) or belong to the caller (``backward(gradient=g)``); storing
+    it uncopied would let ``a.grad.zero_()`` clear ``b.grad`` too. A
+    reference count tells us when we are the only holder, as PyTorch does.
+    """
+    if sys.getrefcount(grad) <= _SOLE_TENSOR_REFS and sys.getrefcount(grad._array) <= _SOLE_ARRAY_REFS \
+            and grad._array.base is None:
+        return grad.detach()
+    return grad.detach().clone()
+
+
+# References when only the engine holds a gradient: its local variables and
+# getrefcount's own argument. Measured by tests/test_engine.py.
+_SOLE_TENSOR_REFS = 4
+_SOLE_ARRAY_REFS = 2

@@ -1,0 +1,116 @@
+"""Observable memory: bytes held by tensor data and by saved tensors.
+
+Every array a Tensor wraps is counted once per underlying buffer (views and
+``detach()`` share their base's bytes), from the moment a tensor wraps it
+until numpy frees it. Saved tensors are counted separately: the bytes a graph
+keeps alive for backward, until backward frees them. Both counters keep a
+peak, so a chapter can plot what ``retain_graph`` or checkpointing does.
+"""
+import weakref
+
+import numpy as np
+
+_live = {}  # id(buffer) -> (weakref to the buffer, nbytes)
+_saved = {}  # id(buffer) -> [nbytes, number of saved tensors holding it]
+_stats = {"allocated": 0, "peak_allocated": 0, "saved": 0, "peak_saved": 0}
+
+
+def _buffer(array):
+    """The array that owns the memory ``array`` looks at."""
+    base = array.base
+    return base if isinstance(base, np.ndarray) else array
+
+
+def _forget(key):
+    _stats["allocated"] -= _live.pop(key)[1]
+
+
+def track(array):
+    """Count ``array``'s buffer as live until numpy frees it."""
+    buf = _buffer(array)
+    key = id(buf)
+    if key in _live:
+        return
+    _live[key] = (weakref.ref(buf, lambda _, key=key: _forget(key)), buf.nbytes)
+    _stats["allocated"] += buf.nbytes
+    if _stats["allocated"] > _stats["peak_allocated"]:
+        _stats["peak_allocated"] = _stats["allocated"]
+
+
+def track_saved(array):
+    """A saved tensor started holding ``array`` for backward."""
+    buf = _buffer(array)
+    entry = _saved.setdefault(id(buf), [buf.nbytes, 0])
+    if entry[1] == 0:
+        _stats["saved"] += entry[0]
+        if _stats["saved"] > _stats["peak_saved"]:
+            _stats["peak_saved"] = _stats["saved"]
+    entry[1] += 1
+
+
+def untrack_saved(array):
+    """A saved tensor let go of ``array`` (backward freed it, or the graph died)."""
+    key = id(_buffer(array))
+    entry = _saved[key]
+    entry[1] -= 1
+    if entry[1] == 0:
+        _stats["saved"] -= entry[0]
+        del _saved[key]
+
+
+def allocated():
+    """Bytes of tensor data alive now."""
+    return _stats["allocated"]
+
+
+def max_allocated():
+    """Largest ``allocated()`` since the last ``reset_peak()``."""
+    return _stats["peak_allocated"]
+
+
+def saved():
+    """Bytes that saved tensors keep alive for backward now."""
+    return _stats["saved"]
+
+
+def max_saved():
+    """Largest ``saved()`` since the last ``reset_peak()``."""
+    return _stats["peak_saved"]
+
+
+def reset_peak():
+    """Start peaks afresh from the current values."""
+    _stats["peak_allocated"] = _stats["allocated"]
+    _stats["peak_saved"] = _stats["saved"]
+
+
+def stats():
+    """All four counters as a dict (bytes)."""
+    return dict(_stats)
+
+
+class measure:
+    """Report what a block allocated, kept and peaked at.
+
+    >>> with chibigrad.memory.measure() as m:
+    ...     y = (x * 2).sum()
+    >>> m.kept, m.peak, m.saved_kept     # bytes
+    """
+
+    def __enter__(self):
+        self._start = dict(_stats)
+        reset_peak()
+        return self
+
+    def __exit__(self, *exc):
+        end = dict(_stats)
+        self.kept = end["allocated"] - self._start["allocated"]
+        self.peak = end["peak_allocated"] - self._start["allocated"]
+        self.saved_kept = end["saved"] - self._start["saved"]
+        self.saved_peak = end["peak_saved"] - self._start["saved"]
+        _stats["peak_allocated"] = max(end["peak_allocated"], self._start["peak_allocated"])
+        _stats["peak_saved"] = max(end["peak_saved"], self._start["peak_saved"])
+
+    def __repr__(self):
+        return (f"measure(kept={self.kept}, peak={self.peak}, "
+                f"saved_kept={self.saved_kept}, saved_peak={self.saved_peak})")

@@ -1,0 +1,223 @@
+"""The differentiable operations, as functions (``torch.exp(x)``) and the
+entry points Tensor methods and operators call (``x.exp()``, ``a * b``)."""
+import numpy as np
+
+from ..tensor import Tensor, wrap
+from . import linalg, pointwise as pw, reduction as red, shape as sh
+from ._util import operand
+from .linalg import bmm, linear, matmul, mm
+from .pointwise import where
+from .reduction import std, var
+from .shape import cat, chunk, split, stack
+
+
+def add(a, b, alpha=1):
+    b = operand(b, a)
+    return pw.Add.apply(a, b if alpha == 1 else b * alpha)
+
+
+def sub(a, b, alpha=1):
+    b = operand(b, a)
+    return pw.Sub.apply(a, b if alpha == 1 else b * alpha)
+
+
+def rsub(a, number):
+    return pw.Rsub.apply(a, operand(number, a))
+
+
+def mul(a, b):
+    return pw.Mul.apply(a, operand(b, a))
+
+
+def div(a, b):
+    return pw.Div.apply(a, operand(b, a))
+
+
+def rdiv(a, number):
+    return mul(reciprocal(a), number)
+
+
+def neg(a):
+    return pw.Neg.apply(a)
+
+
+def pow(a, exponent):  # noqa: A001 - PyTorch's name
+    if isinstance(exponent, Tensor):
+        return pw.PowTensor.apply(a, exponent)
+    return pw.Pow.apply(a, exponent)
+
+
+def rpow(a, base):
+    return pw.RPow.apply(base, a)
+
+
+def _unary(cls):
+    def op(a):
+        return cls.apply(a)
+    op.__name__ = cls.__name__.lower()
+    op.__doc__ = f"Element-wise {op.__name__} (records {cls.node_name})."
+    return op
+
+
+exp, log, sqrt, abs, sin, cos, tanh, sigmoid, relu, round, floor, sign, reciprocal = map(  # noqa: A001
+    _unary, (pw.Exp, pw.Log, pw.Sqrt, pw.Abs, pw.Sin, pw.Cos, pw.Tanh, pw.Sigmoid, pw.Relu, pw.Round, pw.Floor,
+             pw.Sign, pw.Reciprocal))
+
+
+def clamp(a, min=None, max=None):  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return pw.Clamp.apply(a, _number(min), _number(max))
+
+
+def _number(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def maximum(a, b):
+    return pw.Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    return pw.Minimum.apply(a, b)
+
+
+def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001
+    return (red.SumAll if dim is None else red.SumDim).apply(a, dim, keepdim, dtype)
+
+
+def mean(a, dim=None, keepdim=False):
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {a.dtype.name.capitalize()}")
+    return (red.MeanAll if dim is None else red.MeanDim).apply(a, dim, keepdim)
+
+
+def max(a, dim=None, keepdim=False):  # noqa: A001
+    if isinstance(dim, Tensor):
+        return maximum(a, dim)
+    return red.MaxAll.apply(a) if dim is None else red.MaxDim.apply(a, dim, keepdim)
+
+
+def min(a, dim=None, keepdim=False):  # noqa: A001
+    if isinstance(dim, Tensor):
+        return minimum(a, dim)
+    return red.MinAll.apply(a) if dim is None else red.MinDim.apply(a, dim, keepdim)
+
+
+def amax(a, dim=(), keepdim=False):
+    return red.Amax.apply(a, dim if dim != () else None, keepdim)
+
+
+def amin(a, dim=(), keepdim=False):
+    return red.Amin.apply(a, dim if dim != () else None, keepdim)
+
+
+def prod(a, dim=None, keepdim=False):
+    return (red.ProdAll if dim is None else red.ProdDim).apply(a, dim, keepdim)
+
+
+def norm(a, p="fro", dim=None, keepdim=False):
+    return red.Norm.apply(a, 2 if p in ("fro", 2) else p, dim, keepdim)
+
+
+def softmax(a, dim):
+    return red.Softmax.apply(a, dim)
+
+
+def log_softmax(a, dim):
+    return red.LogSoftmax.apply(a, dim)
+
+
+def logsumexp(a, dim, keepdim=False):
+    return red.LogSumExp.apply(a, dim, keepdim)
+
+
+def argmax(a, dim=None, keepdim=False):
+    return _arg(np.argmax, a, dim, keepdim)
+
+
+def argmin(a, dim=None, keepdim=False):
+    return _arg(np.argmin, a, dim, keepdim)
+
+
+def _arg(fn, a, dim, keepdim):
+    if dim is None:
+        return wrap(np.asarray(fn(a._array), dtype=np.int64))
+    return wrap(fn(a._array, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+def reshape(a, *shape):
+    return sh.Reshape.apply(a, sh.check_shape(a, shape))
+
+
+def view(a, *shape):
+    return sh.View.apply(a, sh.check_shape(a, shape))
+
+
+def flatten(a, start_dim=0, end_dim=-1):
+    if a.ndim == 0:
+        return reshape(a, 1)
+    start, end = start_dim % a.ndim, end_dim % a.ndim
+    if start == end:
+        return a
+    return reshape(a, a.shape[:start] + (-1,) + a.shape[end + 1:])
+
+
+def squeeze(a, dim=None):
+    return sh.Squeeze.apply(a) if dim is None else sh.SqueezeDim.apply(a, dim)
+
+
+def unsqueeze(a, dim):
+    return sh.Unsqueeze.apply(a, dim)
+
+
+def transpose(a, dim0, dim1):
+    return sh.Transpose.apply(a, dim0, dim1)
+
+
+def t(a):
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return sh.T.apply(a, 0, -1) if a.ndim == 2 else a
+
+
+def permute(a, *dims):
+    dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    return sh.Permute.apply(a, tuple(d % a.ndim for d in dims))
+
+
+def expand(a, *shape):
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    return sh.Expand.apply(a, shape)
+
+
+def unbind(a, dim=0):
+    return sh.Unbind.apply(a, dim)
+
+
+def clone(a):
+    return a.clone()
+
+
+def detach(a):
+    return a.detach()
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(a._array, _arr(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return wrap(np.isclose(a._array, _arr(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(a, b):
+    return a.shape == b.shape and bool((a._array == b._array).all())
+
+
+def _arr(x):
+    return x._array if isinstance(x, Tensor) else np.asarray(x)
+
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,48 @@
+"""Small helpers shared by the op definitions."""
+import numpy as np
+
+from .._dtype import float32, result_type
+from ..tensor import Tensor, wrap
+
+
+def arrays(a, b):
+    """Both operands' arrays in their promoted dtype (PyTorch's rules, not numpy's)."""
+    if a.dtype is b.dtype:
+        return a._array, b._array
+    dt = result_type(a, b).np_type
+    return a._array.astype(dt, copy=False), b._array.astype(dt, copy=False)
+
+
+def float_array(t):
+    """``t``'s array, as the default float type when it holds integers or bools."""
+    return t._array if t.dtype.is_floating_point else t._array.astype(float32.np_type)
+
+
+def operand(value, like):
+    """A Tensor for ``value``; a Python number becomes a zero-dim "wrapped number"
+    that takes part in type promotion as a scalar, as in PyTorch."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        return wrap(value)
+    t = wrap(np.asarray(value, dtype=result_type(like, value).np_type))
+    t._wrapped_number = True
+    return t
+
+
+def normalize_dims(dim, ndim):
+    """``dim`` (None, an int or a tuple, negatives allowed) as a tuple of axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    return tuple(d % max(ndim, 1) for d in dims)
+
+
+def unsqueeze_dims(grad, dims, keepdim):
+    """Put reduced dims back as size 1 so ``grad`` broadcasts over the input."""
+    if keepdim or not dims:
+        return grad
+    shape = list(grad.shape)
+    for d in sorted(dims):
+        shape.insert(d, 1)
+    return grad.reshape(shape)

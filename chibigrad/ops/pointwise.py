@@ -1,0 +1,469 @@
+"""Element-wise ops. Each is an autograd.Function, exactly like the ones
+students write: forward computes on numpy arrays, backward is written with
+Tensor operations, so it can itself be differentiated (``create_graph``).
+
+Broadcasting needs no code here: the engine sums each returned gradient back
+to its input's shape (see ``engine._fit``), as PyTorch's engine does.
+"""
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import wrap
+from ._util import arrays, float_array
+
+
+class Add(Function):
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        return wrap(x + y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        return wrap(x - y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad
+
+
+class Rsub(Function):
+    """``number - tensor``, as PyTorch records it."""
+    node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        return wrap(y - x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad, None
+
+
+class Mul(Function):
+    node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        x, y = arrays(a, b)
+        return wrap(x * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
+
+
+class Div(Function):
+    node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        x, y = arrays(a, b)
+        out = np.true_divide(x, y)
+        return wrap(out if a.dtype.is_floating_point or b.dtype.is_floating_point else out.astype(np.float32))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad / b if ctx.needs_input_grad[0] else None,
+                -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
+
+
+class Neg(Function):
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(-a._array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Pow(Function):
+    """``tensor ** number``; d/dx x^p = p x^(p-1)."""
+    node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a, exponent):
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        x = a._array
+        if not a.dtype.is_floating_point and isinstance(exponent, float):
+            x = x.astype(np.float32)
+        return wrap(np.power(x, np.asarray(exponent, dtype=x.dtype) if x.dtype.kind == "f" else exponent))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        p = ctx.exponent
+        if p == 0:
+            return grad * 0, None
+        return grad * p * a ** (p - 1), None
+
+
+class PowTensor(Function):
+    """``tensor ** tensor``: both base and exponent get gradients."""
+    node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        out = wrap(np.power(x, y))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        grad_a = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
+        grad_b = grad * out * a.log() if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class RPow(Function):
+    """``number ** tensor``; d/dx c^x = c^x log c."""
+    node_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx, base, a):
+        out = wrap(np.power(np.asarray(base, dtype=float_array(a).dtype), float_array(a)))
+        ctx.save_for_backward(out)
+        ctx.log_base = float(np.log(base))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return None, grad * out * ctx.log_base
+
+
+class Exp(Function):
+    node_name = "ExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.exp(float_array(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+
+class Log(Function):
+    node_name = "LogBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return wrap(np.log(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Sqrt(Function):
+    node_name = "SqrtBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        with np.errstate(invalid="ignore"):
+            out = wrap(np.sqrt(float_array(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad / (2 * out)
+
+
+class Abs(Function):
+    node_name = "AbsBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.abs(a._array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.sign()
+
+
+class Sin(Function):
+    node_name = "SinBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.sin(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    node_name = "CosBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.cos(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * a.sin()
+
+
+class Tanh(Function):
+    node_name = "TanhBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.tanh(float_array(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (1 - out * out)
+
+
+class Sigmoid(Function):
+    node_name = "SigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        x = float_array(a)
+        # exp of a non-positive number never overflows
+        e = np.exp(-np.abs(x))
+        out = wrap(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * (1 - out)
+
+
+class Relu(Function):
+    node_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.maximum(a._array, 0))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out > 0)
+
+
+class Clamp(Function):
+    """The gradient passes where the input was inside [min, max]."""
+    node_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx, a, min=None, max=None):
+        ctx.save_for_backward(a)
+        ctx.bounds = (min, max)
+        return wrap(np.clip(a._array, min, max))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        inside = wrap(np.ones(a.shape, dtype=bool))
+        if lo is not None:
+            inside = inside & (a >= lo)
+        if hi is not None:
+            inside = inside & (a <= hi)
+        return grad * inside, None, None
+
+
+class Where(Function):
+    node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        ctx.condition = condition
+        x, y = arrays(a, b)
+        return wrap(np.where(condition._array, x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = grad.new_zeros(())
+        return None, where(ctx.condition, grad, zero), where(ctx.condition, zero, grad)
+
+
+def where(condition, a, b):
+    from ._util import operand
+    a = operand(a, b if hasattr(b, "dtype") else wrap(np.asarray(0.0, dtype=np.float32)))
+    return Where.apply(condition, a, operand(b, a))
+
+
+class Maximum(Function):
+    """Ties share the gradient equally, as in PyTorch."""
+    node_name = "MaximumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        x, y = arrays(a, b)
+        return wrap(np.maximum(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _split_by(grad, a > b, a == b), _split_by(grad, a < b, a == b)
+
+
+class Minimum(Function):
+    node_name = "MinimumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        x, y = arrays(a, b)
+        return wrap(np.minimum(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _split_by(grad, a < b, a == b), _split_by(grad, a > b, a == b)
+
+
+def _split_by(grad, wins, ties):
+    """All of ``grad`` where this input won, half where it tied."""
+    return grad * wins + grad * ties * 0.5
+
+
+class _ZeroGrad(Function):
+    """Piecewise-constant ops (round, floor, sign): the gradient is zero."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class Round(_ZeroGrad):
+    node_name = "RoundBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(np.round(a._array))
+
+
+class Floor(_ZeroGrad):
+    node_name = "FloorBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(np.floor(a._array))
+
+
+class Sign(_ZeroGrad):
+    node_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(np.sign(a._array))
+
+
+class Reciprocal(Function):
+    node_name = "ReciprocalBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        with np.errstate(divide="ignore"):
+            out = wrap(1 / float_array(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -grad * out * out
+
+
+class Clone(Function):
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(a._array.copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class ToCopy(Function):
+    """A dtype change; the gradient is cast back by the engine."""
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        return wrap(a._array.astype(dtype.np_type))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class Copy(Function):
+    """``dst.copy_(src)``: the old values of dst get no gradient."""
+    node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, dst, src):
+        return wrap(np.broadcast_to(src._array, dst.shape).astype(dst._array.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, grad
+
+
+class Fill(Function):
+    node_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx, dst, value):
+        value = value.item() if hasattr(value, "item") else value
+        return wrap(np.full(dst.shape, value, dtype=dst._array.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None

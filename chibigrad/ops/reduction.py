@@ -1,0 +1,307 @@
+"""Reductions and the softmax family.
+
+A reduction's backward broadcasts the incoming gradient back over the
+reduced dimensions: ``unsqueeze_dims`` restores them as size-1 axes first.
+"""
+import collections
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import wrap
+from ._util import float_array, normalize_dims, unsqueeze_dims
+
+values_indices = collections.namedtuple("return_types", ["values", "indices"])
+
+
+class Sum(Function):
+    @staticmethod
+    def forward(ctx, a, dim=None, keepdim=False, dtype=None):
+        ctx.dims, ctx.keepdim, ctx.in_shape = normalize_dims(dim, a.ndim), keepdim, a.shape
+        x = a._array if a.dtype.is_floating_point or dtype else a._array.astype(np.int64)
+        return wrap(np.asarray(x.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype and dtype.np_type)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return unsqueeze_dims(grad, ctx.dims, ctx.keepdim).expand(ctx.in_shape), None, None, None
+
+
+class SumAll(Sum):
+    node_name = "SumBackward0"
+
+
+class SumDim(Sum):
+    node_name = "SumBackward1"
+
+
+class Mean(Function):
+    @staticmethod
+    def forward(ctx, a, dim=None, keepdim=False):
+        ctx.dims, ctx.keepdim, ctx.in_shape = normalize_dims(dim, a.ndim), keepdim, a.shape
+        ctx.count = int(np.prod([a.shape[d] for d in ctx.dims]))
+        return wrap(np.asarray(a._array.mean(axis=ctx.dims, keepdims=keepdim), dtype=a._array.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return unsqueeze_dims(grad, ctx.dims, ctx.keepdim).expand(ctx.in_shape) / ctx.count, None, None
+
+
+class MeanAll(Mean):
+    node_name = "MeanBackward0"
+
+
+class MeanDim(Mean):
+    node_name = "MeanBackward1"
+
+
+class Amax(Function):
+    """max/min over dims; ties share the gradient evenly, as PyTorch's amax."""
+    node_name = "AmaxBackward0"
+    reduce = staticmethod(np.amax)
+
+    @staticmethod
+    def forward(ctx, a, dim=None, keepdim=False):
+        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
+        out = wrap(np.asarray(ctx._forward_cls.reduce(a._array, axis=ctx.dims, keepdims=keepdim)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        hit = a == unsqueeze_dims(out, ctx.dims, ctx.keepdim)
+        count = hit.sum(dim=ctx.dims, keepdim=True)
+        return grad_where(hit, unsqueeze_dims(grad, ctx.dims, ctx.keepdim) / count), None, None
+
+
+class Amin(Amax):
+    node_name = "AminBackward0"
+    reduce = staticmethod(np.amin)
+
+
+class MaxAll(Amax):
+    node_name = "MaxBackward1"
+
+
+class MinAll(Amin):
+    node_name = "MinBackward1"
+
+
+def grad_where(mask, grad):
+    """``grad`` where ``mask`` holds, zero elsewhere (broadcasting ``grad``)."""
+    return grad * mask
+
+
+class MaxDim(Function):
+    """``max(dim)``: values and indices; the gradient goes to the (first) argmax."""
+    node_name = "MaxBackward0"
+    arg = staticmethod(np.argmax)
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        d = dim % max(a.ndim, 1)
+        idx = np.expand_dims(ctx._forward_cls.arg(a._array, axis=d), d)
+        values = np.take_along_axis(a._array, idx, axis=d)
+        if not keepdim:
+            values, idx = values.squeeze(d), idx.squeeze(d)
+        ctx.dim, ctx.keepdim, ctx.in_shape, ctx.index = d, keepdim, a.shape, idx
+        indices = wrap(idx.astype(np.int64))
+        ctx.mark_non_differentiable(indices)
+        return wrap(values), indices
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices):
+        from .shape import IndexAlongDim
+        return IndexAlongDim.scatter(grad, ctx.index, ctx.dim, ctx.keepdim, ctx.in_shape), None, None
+
+
+class MinDim(MaxDim):
+    node_name = "MinBackward0"
+    arg = staticmethod(np.argmin)
+
+
+class Prod(Function):
+    """d/dx_i prod(x) = prod(x) / x_i, computed without dividing (zeros allowed)."""
+
+    @staticmethod
+    def forward(ctx, a, dim=None, keepdim=False):
+        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
+        ctx.save_for_backward(a)
+        return wrap(np.asarray(a._array.prod(axis=ctx.dims, keepdims=keepdim)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        others = _prod_of_others(a, ctx.dims)
+        return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * others, None, None
+
+
+class ProdAll(Prod):
+    node_name = "ProdBackward0"
+
+
+class ProdDim(Prod):
+    node_name = "ProdBackward1"
+
+
+def _prod_of_others(a, dims):
+    """For each element, the product of the other elements reduced with it.
+
+    Without zeros this is prod / x (differentiable, so double backward works);
+    with zeros it is computed directly on the arrays.
+    """
+    x = a._array
+    if (x != 0).all():
+        return a.prod(dim=dims, keepdim=True) / a
+    moved = np.moveaxis(x, dims, range(-len(dims), 0))
+    flat = moved.reshape(moved.shape[:moved.ndim - len(dims)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    right = np.cumprod(np.concatenate([flat[..., 1:], ones], -1)[..., ::-1], -1)[..., ::-1]
+    others = (left * right).reshape(moved.shape)
+    return wrap(np.moveaxis(others, range(-len(dims), 0), dims))
+
+
+class Var(Function):
+    """Variance with ``correction`` (1: unbiased, as torch.var's default)."""
+    node_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim=None, correction=1, keepdim=False):
+        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
+        ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
+        ctx.save_for_backward(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return wrap(np.asarray(a._array.var(axis=ctx.dims, ddof=correction, keepdims=keepdim),
+                                   dtype=a._array.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        centered = a - a.mean(dim=ctx.dims, keepdim=True)
+        return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * centered * (2.0 / ctx.denom), None, None, None
+
+
+def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    correction = (1 if unbiased else 0) if correction is None else correction
+    return Var.apply(a, dim, correction, keepdim)
+
+
+class Std(Function):
+    """Standard deviation; d std = (x - mean) / (denom * std)."""
+    node_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim=None, correction=1, keepdim=False):
+        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
+        ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = wrap(np.asarray(a._array.std(axis=ctx.dims, ddof=correction, keepdims=keepdim),
+                                  dtype=a._array.dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        centered = a - a.mean(dim=ctx.dims, keepdim=True)
+        g = unsqueeze_dims(grad / out, ctx.dims, ctx.keepdim)
+        return g * centered / ctx.denom, None, None, None
+
+
+def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    correction = (1 if unbiased else 0) if correction is None else correction
+    return Std.apply(a, dim, correction, keepdim)
+
+
+class Norm(Function):
+    """The p-norm; for p=2 the gradient is x / ||x||."""
+    node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p=2, dim=None, keepdim=False):
+        ctx.dims, ctx.keepdim, ctx.p = normalize_dims(dim, a.ndim), keepdim, p
+        x = a._array
+        if p == 2:
+            out = np.sqrt((x * x).sum(axis=ctx.dims, keepdims=keepdim))
+        elif p == float("inf"):
+            out = np.abs(x).max(axis=ctx.dims, keepdims=keepdim)
+        else:
+            out = (np.abs(x) ** p).sum(axis=ctx.dims, keepdims=keepdim) ** (1.0 / p)
+        out = wrap(np.asarray(out, dtype=x.dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        g = unsqueeze_dims(grad, ctx.dims, ctx.keepdim)
+        n = unsqueeze_dims(out, ctx.dims, ctx.keepdim)
+        p = ctx.p
+        if p == float("inf"):
+            hit = a.abs() == n
+            return g * a.sign() * hit / hit.sum(dim=ctx.dims, keepdim=True), None, None, None
+        safe = where_nonzero(n)
+        return g * a * a.abs() ** (p - 2) / safe ** (p - 1), None, None, None
+
+
+def where_nonzero(n):
+    """``n`` with zeros replaced by ones, so 0/0 gradients come out as 0 (PyTorch's choice at 0)."""
+    return n + (n == 0)
+
+
+class Softmax(Function):
+    node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        x = float_array(a)
+        e = np.exp(x - x.max(axis=dim, keepdims=True))
+        out = wrap(e / e.sum(axis=dim, keepdims=True))
+        ctx.dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return out * (grad - (grad * out).sum(dim=ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    node_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        x = float_array(a)
+        shifted = x - x.max(axis=dim, keepdims=True)
+        out = wrap(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+        ctx.dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+
+
+class LogSumExp(Function):
+    node_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        x = float_array(a)
+        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
+        m = x.max(axis=ctx.dims, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        out = np.log(np.exp(x - m).sum(axis=ctx.dims, keepdims=True)) + m
+        out = wrap(out if keepdim else out.squeeze(ctx.dims))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        weights = (a - unsqueeze_dims(out, ctx.dims, ctx.keepdim)).exp()
+        return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * weights, None, None

@@ -1,0 +1,335 @@
+"""Shape ops, indexing, and joining/splitting tensors.
+
+Views (reshape, transpose, basic indexing, ...) share memory *and* the
+version counter with their input, so an in-place change through a view is
+seen by saved tensors of the base, as in PyTorch.
+"""
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor, wrap
+
+
+def view_of(a, array):
+    """Wrap ``array``, a numpy view of ``a``'s data, sharing a's version counter."""
+    out = wrap(array)
+    out._vc = a._version_counter
+    return out
+
+
+class View(Function):
+    node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.shape
+        try:
+            return view_of(a, np.reshape(a._array, shape, copy=False))
+        except ValueError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+class Reshape(Function):
+    node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.shape
+        out = np.reshape(a._array, shape)
+        return view_of(a, out) if np.shares_memory(out, a._array) else wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+def check_shape(a, shape):
+    """Resolve -1 and report PyTorch's error for a size that does not fit."""
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+    if shape.count(-1) == 0 and int(np.prod(shape)) != a.numel() or shape.count(-1) and a.numel() % max(
+            -int(np.prod(shape)), 1):
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.numel()}")
+    return shape
+
+
+class Squeeze(Function):
+    node_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim=None):
+        ctx.in_shape = a.shape
+        x = a._array
+        if dim is not None:
+            dim = dim % max(x.ndim, 1)
+            out = x.squeeze(dim) if x.ndim and x.shape[dim] == 1 else x
+        else:
+            out = x.squeeze()
+        return view_of(a, out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+class SqueezeDim(Squeeze):
+    node_name = "SqueezeBackward1"
+
+
+class Unsqueeze(Function):
+    node_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim % (a.ndim + 1)
+        return view_of(a, np.expand_dims(a._array, ctx.dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim), None
+
+
+class Transpose(Function):
+    node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        ctx.dims = (dim0, dim1)
+        return view_of(a, np.swapaxes(a._array, dim0, dim1))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(*ctx.dims), None, None
+
+
+class T(Transpose):
+    node_name = "TBackward0"
+
+
+class Permute(Function):
+    node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.inverse = tuple(np.argsort(dims))
+        return view_of(a, np.transpose(a._array, dims))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.permute(ctx.inverse), None
+
+
+class Expand(Function):
+    """A broadcast view; backward sums the gradient back to the input's shape."""
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        shape = tuple(s if s != -1 else a.shape[i - (len(shape) - a.ndim)] for i, s in enumerate(shape))
+        ctx.in_shape = a.shape
+        return view_of(a, np.broadcast_to(a._array, shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.sum_to_size(ctx.in_shape), None
+
+
+class Index(Function):
+    """``x[key]``; the gradient is scattered back into zeros of x's shape."""
+    node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.key, ctx.in_shape = key, a.shape
+        out = a._array[key]
+        if not isinstance(out, np.ndarray):
+            out = np.asarray(out)
+        return view_of(a, out) if is_basic(key) else wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexGrad.apply(grad, ctx.key, ctx.in_shape), None
+
+
+class Select(Index):
+    node_name = "SelectBackward0"
+
+
+class Slice(Index):
+    node_name = "SliceBackward0"
+
+
+class Alias(Index):
+    node_name = "AliasBackward0"
+
+
+class Unsqueezing(Index):
+    node_name = "UnsqueezeBackward0"
+
+
+class IndexGrad(Function):
+    """Adds ``grad`` into zeros at ``key`` (repeated indices add up). Its own
+    backward is indexing again, so double backward through indexing works."""
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, key, shape):
+        ctx.key = key
+        out = np.zeros(shape, dtype=grad._array.dtype)
+        np.add.at(out, key, grad._array)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[ctx.key], None, None
+
+
+def is_basic(key):
+    """True when numpy indexing with ``key`` returns a view (no arrays or lists)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)) for k in items)
+
+
+def index(a, key):
+    """Pick the Function whose name matches what PyTorch records for ``key``."""
+    if not is_basic(key):
+        return Index.apply(a, key)
+    items = key if isinstance(key, tuple) else (key,)
+    cls = Alias
+    for k in items:
+        if isinstance(k, (int, np.integer)):
+            cls = Select
+        elif isinstance(k, slice) and k != slice(None):
+            cls = Slice
+        elif k is None:
+            cls = Unsqueezing
+    return cls.apply(a, key)
+
+
+class SetItem(Function):
+    """``x[key] = value`` on a tensor in a graph: the overwritten part of x gets
+    no gradient, ``value`` gets the gradient of that part."""
+    node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, dst, key, value):
+        ctx.key = key
+        out = dst._array.copy()
+        out[key] = value._array if isinstance(value, Tensor) else value
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        keep = np.ones(grad.shape, dtype=bool)
+        keep[ctx.key] = False
+        return grad * wrap(keep), None, grad[ctx.key] if ctx.needs_input_grad[2] else None
+
+
+class Cat(Function):
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        dim = dim % tensors[0].ndim
+        ctx.dim, ctx.sizes = dim, [t.shape[dim] for t in tensors]
+        return wrap(np.concatenate([t._array for t in tensors], axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) + tuple(grad.split(ctx.sizes, ctx.dim))
+
+
+def cat(tensors, dim=0):
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    return Cat.apply(dim, *tensors)
+
+
+class Stack(Function):
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim % (tensors[0].ndim + 1)
+        shapes = {t.shape for t in tensors}
+        if len(shapes) > 1:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(next(t.shape for t in tensors if t.shape != tensors[0].shape))}"
+                               " at entry 1")
+        return wrap(np.stack([t._array for t in tensors], axis=ctx.dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) + tuple(grad.unbind(ctx.dim))
+
+
+def stack(tensors, dim=0):
+    return Stack.apply(dim, *tensors)
+
+
+class Split(Function):
+    """Several outputs, one node: output i of SplitBackward0 is piece i."""
+    node_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(ctx, a, sizes, dim):
+        ctx.dim = dim % a.ndim
+        bounds = np.cumsum(sizes)[:-1]
+        return tuple(view_of(a, piece) for piece in np.split(a._array, bounds, axis=ctx.dim))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cat(list(grads), ctx.dim), None, None
+
+
+class SplitWithSizes(Split):
+    node_name = "SplitWithSizesBackward0"
+
+
+class Unbind(Function):
+    node_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim % a.ndim
+        return tuple(view_of(a, np.take(a._array, i, axis=ctx.dim)) for i in range(a.shape[ctx.dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return stack(list(grads), ctx.dim), None
+
+
+def split(a, split_size_or_sections, dim=0):
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
+    length = a.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        sizes = [min(step, length - i) for i in range(0, length, step)] or [0]
+        return Split.apply(a, sizes, dim)
+    if sum(split_size_or_sections) != length:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's "
+                           f"size at dimension {dim}), but got split_sizes={list(split_size_or_sections)}")
+    return SplitWithSizes.apply(a, list(split_size_or_sections), dim)
+
+
+def chunk(a, chunks, dim=0):
+    length = a.shape[dim]
+    return split(a, -(-length // chunks), dim)
+
+
+class IndexAlongDim:
+    """Helpers for ops that pick one element along a dim (max/min with dim)."""
+
+    @staticmethod
+    def scatter(grad, idx, dim, keepdim, in_shape):
+        """``grad`` placed at ``idx`` along ``dim`` in zeros of ``in_shape``."""
+        if not keepdim:
+            grad = grad.unsqueeze(dim)
+            idx = np.expand_dims(idx, dim)
+        full_idx = list(np.indices(idx.shape, sparse=True))
+        full_idx[dim] = idx
+        return IndexGrad.apply(grad, tuple(full_idx), in_shape)

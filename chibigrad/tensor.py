@@ -1,0 +1,764 @@
+"""Tensor: a numpy array plus what autograd needs to know about it.
+
+- ``requires_grad``: whether gradients should flow to this tensor;
+- ``grad_fn``: the graph node that produced it (``None`` for leaves);
+- ``grad``: where backward accumulates this leaf's gradient;
+- a version counter, shared with views and ``detach()``, that every in-place
+  change bumps so saved tensors can tell they were modified.
+
+Math lives in ``chibigrad.ops``; the methods here only forward to it.
+"""
+import weakref
+import warnings
+
+import numpy as np
+
+from . import memory
+from ._dtype import Size, dtype as _dtype_cls, from_numpy_dtype
+from ._device import cpu as _cpu
+from .autograd import grad_mode
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations. "
+    "(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)")
+
+
+def wrap(array, requires_grad=False):
+    """A new Tensor around ``array`` (no copy): the constructor ops use."""
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)  # numpy turns 0-d results into scalars
+    t = object.__new__(Tensor)
+    t._array = array
+    if requires_grad:
+        t._requires_grad = True
+    if grad_mode.is_inference_mode_enabled():
+        t._is_inference = True
+    memory.track(array)
+    return t
+
+
+class Tensor:
+    """A multi-dimensional array that can record how it was computed."""
+
+    # Defaults as class attributes: a new tensor only stores what differs.
+    _requires_grad = False
+    grad_fn = None
+    _output_nr = 0
+    _grad = None
+    _vc = None
+    _retains_grad = False
+    _backward_hooks = None
+    _post_accumulate_hooks = None
+    _grad_accumulator = None
+    _is_inference = False
+    _wrapped_number = False
+    __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
+
+    def __init__(self, data=(), requires_grad=False):
+        from .creation import tensor
+        t = tensor(data, dtype=None if isinstance(data, (np.ndarray, Tensor)) else _default_float(),
+                   requires_grad=requires_grad)
+        self._array = t._array
+        self._requires_grad = t._requires_grad
+
+    # ---- attributes -------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._array.shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self._array.shape[dim]
+
+    @property
+    def dtype(self):
+        return from_numpy_dtype(self._array.dtype)
+
+    @property
+    def device(self):
+        return _cpu
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def ndim(self):
+        return self._array.ndim
+
+    def dim(self):
+        return self._array.ndim
+
+    def numel(self):
+        return self._array.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._array.itemsize
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def __len__(self):
+        if self._array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self._array)
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                                   "a computed variable in a subgraph that doesn't require differentiation use "
+                                   "var_no_grad = var.detach().")
+            return
+        if value and not (self.dtype.is_floating_point):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                               "a computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and value.shape != self.shape:
+            raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def _version_counter(self):
+        """A one-element list shared by every tensor that aliases this data."""
+        if self._vc is None:
+            self._vc = [0]
+        return self._vc
+
+    @property
+    def _version(self):
+        return self._version_counter[0]
+
+    def _bump_version(self):
+        self._version_counter[0] += 1
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def is_inference(self):
+        return self._is_inference
+
+    # ---- graph plumbing ---------------------------------------------------
+    def _gradient_edge(self):
+        """``(node, input_nr)`` a gradient for this tensor should go to."""
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if self._requires_grad:
+            return (self._accumulator(), 0)
+        return (None, 0)
+
+    def _accumulator(self):
+        """The leaf's AccumulateGrad node, shared by every graph that uses the leaf."""
+        from .autograd.node import AccumulateGrad
+        node = self._grad_accumulator and self._grad_accumulator()
+        if node is None:
+            node = AccumulateGrad(self)
+            self._grad_accumulator = weakref.ref(node)
+        return node
+
+    def _shallow_copy(self):
+        """Another Tensor object over the same data and version counter, with no graph."""
+        t = wrap(self._array)
+        t._vc = self._version_counter
+        return t
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a replacement."""
+        from .autograd.node import RemovableHandle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._backward_hooks is None:
+                self._backward_hooks = []
+            hooks = self._backward_hooks
+        else:
+            node = self.grad_fn
+            if node._tensor_hooks is None:
+                node._tensor_hooks = {}
+            hooks = node._tensor_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` has been updated."""
+        from .autograd.node import RemovableHandle
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ---- conversion -------------------------------------------------------
+    def item(self):
+        if self._array.size != 1:
+            raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
+        return self._array.reshape(()).item()
+
+    def tolist(self):
+        return self._array.tolist()
+
+    def numpy(self, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        return self.numpy().astype(dtype, copy=False) if dtype is not None else self.numpy()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._array.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._array)
+
+    def __iter__(self):
+        if self._array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
+        return tensor_repr(self._array, grad_fn=grad_fn,
+                           requires_grad=self._requires_grad and self.grad_fn is None)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._array.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    @property
+    def data(self):
+        """The same data outside the graph, with its own version counter (unlike detach)."""
+        return wrap(self._array)
+
+    @data.setter
+    def data(self, value):
+        self._array = value._array
+
+    def detach(self):
+        """The same data, cut from the graph: shares storage and version counter."""
+        return self._shallow_copy()
+
+    def detach_(self):
+        """Make this tensor a leaf that does not require grad."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def clone(self, memory_format=None):
+        from .ops.pointwise import Clone
+        return Clone.apply(self)
+
+    def contiguous(self, memory_format=None):
+        return self if self._array.flags.c_contiguous else self.clone()
+
+    def is_contiguous(self):
+        return self._array.flags.c_contiguous
+
+    def to(self, *args, **kwargs):
+        """Change dtype (differentiable); the device is always the CPU here."""
+        from .ops.pointwise import ToCopy
+        dt = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, _dtype_cls):
+                dt = a
+            elif isinstance(a, Tensor):
+                dt = a.dtype
+        if dt is None or dt is self.dtype:
+            return self
+        return ToCopy.apply(self, dt)
+
+    def cpu(self):
+        return self
+
+    def type(self, dtype=None):
+        if dtype is None:
+            from .autograd.node import _TYPE_NAMES
+            return "torch." + _TYPE_NAMES[self.dtype.name]
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(_dtypes.float32)
+
+    def double(self):
+        return self.to(_dtypes.float64)
+
+    def half(self):
+        return self.to(_dtypes.float16)
+
+    def long(self):
+        return self.to(_dtypes.int64)
+
+    def int(self):
+        return self.to(_dtypes.int32)
+
+    def bool(self):
+        return self.to(_dtypes.bool)
+
+    def new_zeros(self, *size, dtype=None, requires_grad=False):
+        from .creation import zeros
+        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False):
+        from .creation import ones
+        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, requires_grad=False):
+        from .creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    # ---- in-place ---------------------------------------------------------
+    def _check_inplace(self):
+        if self.grad_fn is None and self._requires_grad and grad_mode.is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if self._is_inference and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                               "You can make a clone to get a normal tensor before doing inplace update."
+                               "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+    def _inplace(self, result):
+        """Make ``self`` hold ``result``: new values, a bumped version and, if
+        recorded, ``result``'s node as its grad_fn (history is rebased)."""
+        self._check_inplace()
+        arr = result._array
+        if arr.dtype != self._array.dtype:
+            arr = arr.astype(self._array.dtype)
+        self._array[...] = arr
+        self._bump_version()
+        if result.grad_fn is not None:
+            self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
+            result.grad_fn._output_meta[result._output_nr] = (self.shape, self.dtype)
+        return self
+
+    def _recorded_inplace(self, op, *args, **kwargs):
+        """Run the out-of-place ``op`` on a snapshot of self, then write the result back."""
+        if not (grad_mode.is_grad_enabled() and (self.requires_grad or any(
+                isinstance(a, Tensor) and a.requires_grad for a in args))):
+            return self._inplace(op(self, *args, **kwargs))
+        self._check_inplace()
+        snapshot = wrap(self._array.copy())
+        snapshot.grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
+        snapshot._requires_grad = self._requires_grad
+        if self.grad_fn is None and self._requires_grad:
+            snapshot._grad_accumulator = weakref.ref(self._accumulator())
+        return self._inplace(op(snapshot, *args, **kwargs))
+
+    def add_(self, other, alpha=1):
+        from .ops import add
+        return self._recorded_inplace(add, other, alpha=alpha)
+
+    def sub_(self, other, alpha=1):
+        from .ops import sub
+        return self._recorded_inplace(sub, other, alpha=alpha)
+
+    def mul_(self, other):
+        from .ops import mul
+        return self._recorded_inplace(mul, other)
+
+    def div_(self, other):
+        from .ops import div
+        return self._recorded_inplace(div, other)
+
+    def clamp_(self, min=None, max=None):
+        from .ops import clamp
+        return self._recorded_inplace(clamp, min, max)
+
+    def copy_(self, src):
+        from .ops.pointwise import Copy
+        return self._recorded_inplace(Copy.apply, src)
+
+    def fill_(self, value):
+        from .ops.pointwise import Fill
+        return self._recorded_inplace(Fill.apply, value)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def _accumulate_(self, grad):
+        """``self += grad`` for gradient accumulation (never recorded)."""
+        self._array += grad._array
+        self._bump_version()
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __setitem__(self, index, value):
+        from .ops.shape import SetItem
+        self._recorded_inplace(SetItem.apply, _index_key(index), value)
+
+
+    # ---- operators and math (implemented in chibigrad.ops) -----------------
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.rsub(self, other)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.rdiv(self, other)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __pow__(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return _ops.rpow(self, base)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(_ops.operand(other, self), self)
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __getitem__(self, key):
+        return _ops.sh.index(self, _index_key(key))
+
+    # comparisons and logic: results are bool tensors, never differentiable
+    def _compare(self, other, fn):
+        other = other._array if isinstance(other, Tensor) else other
+        return wrap(np.asarray(fn(self._array, other)))
+
+    def __eq__(self, other):
+        return self._compare(other, np.equal)
+
+    def __ne__(self, other):
+        return self._compare(other, np.not_equal)
+
+    def __lt__(self, other):
+        return self._compare(other, np.less)
+
+    def __le__(self, other):
+        return self._compare(other, np.less_equal)
+
+    def __gt__(self, other):
+        return self._compare(other, np.greater)
+
+    def __ge__(self, other):
+        return self._compare(other, np.greater_equal)
+
+    def __and__(self, other):
+        return self._compare(other, np.logical_and if self.dtype.name == "bool" else np.bitwise_and)
+
+    def __or__(self, other):
+        return self._compare(other, np.logical_or if self.dtype.name == "bool" else np.bitwise_or)
+
+    def __invert__(self):
+        return wrap(~self._array)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    def logical_not(self):
+        return wrap(np.logical_not(self._array))
+
+    def all(self, dim=None):
+        return wrap(np.asarray(self._array.all(axis=dim)))
+
+    def any(self, dim=None):
+        return wrap(np.asarray(self._array.any(axis=dim)))
+
+    def isnan(self):
+        return wrap(np.isnan(self._array))
+
+    def add(self, other, alpha=1):
+        return _ops.add(self, other, alpha)
+
+    def sub(self, other, alpha=1):
+        return _ops.sub(self, other, alpha)
+
+    def mul(self, other):
+        return _ops.mul(self, other)
+
+    def div(self, other):
+        return _ops.div(self, other)
+
+    def pow(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def neg(self):
+        return _ops.neg(self)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def log(self):
+        return _ops.log(self)
+
+    def sqrt(self):
+        return _ops.sqrt(self)
+
+    def abs(self):
+        return _ops.abs(self)
+
+    def sin(self):
+        return _ops.sin(self)
+
+    def cos(self):
+        return _ops.cos(self)
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def relu(self):
+        return _ops.relu(self)
+
+    def round(self):
+        return _ops.round(self)
+
+    def floor(self):
+        return _ops.floor(self)
+
+    def sign(self):
+        return _ops.sign(self)
+
+    def reciprocal(self):
+        return _ops.reciprocal(self)
+
+    def clamp(self, min=None, max=None):
+        return _ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return _ops.maximum(self, other)
+
+    def minimum(self, other):
+        return _ops.minimum(self, other)
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return _ops.sum(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False):
+        return _ops.mean(self, dim, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        return _ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _ops.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _ops.amin(self, dim, keepdim)
+
+    def prod(self, dim=None, keepdim=False):
+        return _ops.prod(self, dim, keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        return _ops.norm(self, p, dim, keepdim)
+
+    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        return _ops.var(self, dim, unbiased, keepdim, correction)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        return _ops.std(self, dim, unbiased, keepdim, correction)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _ops.argmin(self, dim, keepdim)
+
+    def softmax(self, dim):
+        return _ops.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        return _ops.log_softmax(self, dim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _ops.logsumexp(self, dim, keepdim)
+
+    def matmul(self, other):
+        return _ops.matmul(self, other)
+
+    def mm(self, other):
+        return _ops.mm(self, other)
+
+    def bmm(self, other):
+        return _ops.bmm(self, other)
+
+    def dot(self, other):
+        return _ops.linalg.Dot.apply(self, other)
+
+    def reshape(self, *shape):
+        return _ops.reshape(self, *shape)
+
+    def view(self, *shape):
+        return _ops.view(self, *shape)
+
+    def view_as(self, other):
+        return _ops.view(self, other.shape)
+
+    def reshape_as(self, other):
+        return _ops.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops.flatten(self, start_dim, end_dim)
+
+    def squeeze(self, dim=None):
+        return _ops.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return _ops.unsqueeze(self, dim)
+
+    def transpose(self, dim0, dim1):
+        return _ops.transpose(self, dim0, dim1)
+
+    def t(self):
+        return _ops.t(self)
+
+    def permute(self, *dims):
+        return _ops.permute(self, *dims)
+
+    def expand(self, *shape):
+        return _ops.expand(self, *shape)
+
+    def expand_as(self, other):
+        return _ops.expand(self, other.shape)
+
+    @property
+    def T(self):
+        return _ops.permute(self, tuple(range(self.ndim))[::-1])
+
+    @property
+    def mT(self):
+        return _ops.transpose(self, -2, -1)
+
+    def split(self, split_size, dim=0):
+        return _ops.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _ops.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return _ops.unbind(self, dim)
+
+    def masked_fill(self, mask, value):
+        return _ops.where(mask, value, self)
+
+    def sum_to_size(self, *shape):
+        """Sum over broadcast dimensions so the result has ``shape``: how a
+        gradient flows back to an input that was broadcast."""
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        if self.shape == shape:
+            return self
+        lead = self.ndim - len(shape)
+        dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
+        return self.sum(dims, keepdim=True).view(shape) if dims else self.view(shape)
+
+def _index_key(index):
+    """Tensors inside an index become numpy arrays."""
+    if isinstance(index, tuple):
+        return tuple(i._array if isinstance(i, Tensor) else i for i in index)
+    return index._array if isinstance(index, Tensor) else index
+
+
+def _default_float():
+    return _dtypes.float32
+
+
+from . import _dtype as _dtypes  # noqa: E402
+from . import ops as _ops  # noqa: E402
