@@ -1,0 +1,42 @@
+# chibigrad course: `make test`, `make book`, `make clean`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.stamp
+# Extra pytest arguments, e.g. `make test PYTEST_ARGS="-n 2"` (pytest-xdist) or `-m "not slow"`.
+PYTEST_ARGS ?=
+# Extra jupyter-book arguments, e.g. `make book BOOK_ARGS=--all` to re-build every page.
+BOOK_ARGS ?=
+
+.PHONY: help venv test book clean
+
+help:
+	@echo "make book   build the Jupyter Book into _build/html (open _build/html/index.html)"
+	@echo "make test   run the test suite"
+	@echo "make clean  remove _build (the rendered book and its execution cache)"
+	@echo "Both create $(VENV) from requirements.txt on first use (and when it or pyproject.toml changes)."
+
+venv: $(STAMP)
+
+# (Re)install the pinned environment when requirements.txt, pyproject.toml or this Makefile change.
+$(STAMP): requirements.txt pyproject.toml Makefile
+	@test -x $(PY) || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@echo "installing requirements.txt into $(VENV) (first time: about a minute)"
+	$(PY) -m pip install --quiet --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --quiet --disable-pip-version-check --no-build-isolation --no-deps --config-settings editable_mode=compat -e .
+	@touch $@
+
+test: $(STAMP)
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# The book executes its pages (cached in _build/.jupyter_cache); warnings are errors.
+# JUPYTER_PATH makes the notebooks run on this venv's python3 kernel.
+book: $(STAMP)
+	JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" $(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going $(BOOK_ARGS)
+
+clean:
+	rm -rf _build
