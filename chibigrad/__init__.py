@@ -18,7 +18,7 @@ from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chun
                   minimum, mm, mul, neg, norm, permute, pow, prod, reciprocal, relu, reshape, round, sigmoid, sign,
                   sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh, transpose, unbind, unsqueeze, var,
                   where)
-from . import autograd, memory
+from . import autograd, memory, nn, optim, utils
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 

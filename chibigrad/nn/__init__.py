@@ -1,0 +1,1 @@
+"""torch.nn: modules, parameters and losses (filled in by the library layer)."""

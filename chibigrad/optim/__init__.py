@@ -1,0 +1,1 @@
+"""torch.optim: optimizers (filled in by the library layer)."""

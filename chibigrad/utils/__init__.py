@@ -1,0 +1,1 @@
+"""torch.utils: checkpointing and data loading."""
