@@ -22,8 +22,8 @@ NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
     "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
     "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
-    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations. "
-    "(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)")
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
+    "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
 def wrap(array, requires_grad=False):
@@ -55,6 +55,7 @@ class Tensor:
     _grad_accumulator = None
     _is_inference = False
     _wrapped_number = False
+    _base = None  # the tensor a view looks into
     __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
 
     def __init__(self, data=(), requires_grad=False):
@@ -123,16 +124,26 @@ class Tensor:
                                    "a computed variable in a subgraph that doesn't require differentiation use "
                                    "var_no_grad = var.detach().")
             return
-        if value and not (self.dtype.is_floating_point):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._set_requires_grad(value)
+
+    def _set_requires_grad(self, value):
+        if value and self._is_inference and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                               "allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
-        if self.grad_fn is not None and not requires_grad:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
-                               "a computed variable in a subgraph that doesn't require differentiation use "
-                               "var_no_grad = var.detach().")
-        self.requires_grad = requires_grad
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                                   "a computed variable in a subgraph that doesn't require differentiation use "
+                                   "var_no_grad = var.detach().")
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._set_requires_grad(requires_grad)
         return self
 
     @property
@@ -143,8 +154,14 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
-        if value is not None and value.shape != self.shape:
-            raise RuntimeError("assigned grad has data of a different size")
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                                   f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                                   "the same size")
         self._grad = value
 
     @property
@@ -378,8 +395,19 @@ class Tensor:
 
     # ---- in-place ---------------------------------------------------------
     def _check_inplace(self):
-        if self.grad_fn is None and self._requires_grad and grad_mode.is_grad_enabled():
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        """PyTorch's rules: a leaf that requires grad (or a view of one) may only
+        be changed in place under no_grad, and an inference tensor only in inference mode."""
+        if grad_mode.is_grad_enabled():
+            base = self._base
+            if self.grad_fn is None and self._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            if base is not None and base.grad_fn is None and base._requires_grad:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                                   "operation.")
+            if base is not None and base.requires_grad:
+                raise RuntimeError("chibigrad does not record in-place operations on views of tensors that "
+                                   "require grad (PyTorch rewrites the base's history). Use an out-of-place op, "
+                                   "or assign through the base tensor: base[index] = value.")
         if self._is_inference and not grad_mode.is_inference_mode_enabled():
             raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
                                "You can make a clone to get a normal tensor before doing inplace update."
@@ -462,6 +490,9 @@ class Tensor:
 
     def __setitem__(self, index, value):
         from .ops.shape import SetItem
+        if self.grad_fn is None and self._requires_grad and grad_mode.is_grad_enabled():
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
         self._recorded_inplace(SetItem.apply, _index_key(index), value)
 
 
@@ -489,6 +520,9 @@ class Tensor:
         return _ops.rdiv(self, other)
 
     def __neg__(self):
+        if self.dtype is _dtypes.bool:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead.")
         return _ops.neg(self)
 
     def __pos__(self):

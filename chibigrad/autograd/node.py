@@ -5,6 +5,7 @@ A Node is one backward function. ``next_functions`` holds one edge
 receive the gradient for that input, or ``None`` when it needs none.
 """
 import itertools
+import re
 import sys
 
 from .. import memory
@@ -46,18 +47,19 @@ class SavedTensor:
     """
 
     __slots__ = ("_tensor", "_version", "_saved_version", "_is_output", "_output_nr", "_requires_grad",
-                 "_leaf_name")
+                 )
 
     def __init__(self, tensor, is_output):
         if tensor._is_inference:
-            raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can make a "
-                               "clone to get a normal tensor and use it in autograd.")
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                               "in inference mode in computation tracked by autograd. To work around this, you "
+                               "can make a clone to get a normal tensor and use it in autograd, or use "
+                               "`torch.no_grad()` instead of `torch.inference_mode()`.")
         self._version = tensor._version_counter
         self._saved_version = self._version[0]
         self._is_output = is_output
         self._output_nr = tensor._output_nr
         self._requires_grad = tensor.requires_grad
-        self._leaf_name = None if tensor.grad_fn is not None else "leaf"
         self._tensor = tensor._shallow_copy() if is_output else tensor
         memory.track_saved(tensor._array)
 
@@ -86,19 +88,27 @@ class SavedTensor:
         return t
 
     def _modified_message(self, node):
+        """PyTorch's text: names the tensor's current grad_fn without its ``Backward<N>`` suffix."""
         t = self._tensor
         what = f"[torch.{_TYPE_NAMES[t.dtype.name]} {list(t.shape)}]"
-        if self._leaf_name is None:
-            producer = node if self._is_output else t.grad_fn
-            what += f", which is output {self._output_nr} of {producer.name()},"
+        producer = node if self._is_output else t.grad_fn
+        if producer is not None:
+            nr = self._output_nr if self._is_output else t._output_nr
+            what += f", which is output {nr} of {_short_name(producer)},"
         return ("one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: {what} is at version {self._version[0]}; expected version "
                 f"{self._saved_version} instead. Hint: enable anomaly detection to find the operation that "
-                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
     def __del__(self):
         if self._tensor is not None and memory is not None:
             memory.untrack_saved(self._tensor._array)
+
+
+def _short_name(node):
+    """``MulBackward0`` -> ``Mul``, as PyTorch's in-place error prints node names."""
+    name = node.name()
+    return "torch::autograd::CopySlices" if name == "CopySlices" else re.sub(r"Backward\d*$", "", name)
 
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",

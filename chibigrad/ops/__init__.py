@@ -67,11 +67,9 @@ exp, log, sqrt, abs, sin, cos, tanh, sigmoid, relu, round, floor, sign, reciproc
 def clamp(a, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return pw.Clamp.apply(a, _number(min), _number(max))
-
-
-def _number(x):
-    return x.item() if isinstance(x, Tensor) else x
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return pw.ClampTensor.apply(a, min, max)
+    return pw.Clamp.apply(a, min, max)
 
 
 def maximum(a, b):
@@ -148,7 +146,7 @@ def _arg(fn, a, dim, keepdim):
 
 
 def reshape(a, *shape):
-    return sh.Reshape.apply(a, sh.check_shape(a, shape))
+    return sh.reshape(a, sh.check_shape(a, shape))
 
 
 def view(a, *shape):

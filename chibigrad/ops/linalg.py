@@ -77,7 +77,8 @@ def matmul(a, b):
         _check_inner(a, b, 0)
         return Mv.apply(a, b)
     if a.ndim == 1:
-        return matmul(a.unsqueeze(0), b).squeeze(-2)
+        from .shape import SqueezeMatmul
+        return SqueezeMatmul.apply(matmul(a.unsqueeze(0), b), -2)
     if b.ndim == 1:
         return matmul(a, b.unsqueeze(-1)).squeeze(-1)
     _check_inner(a, b, -2)

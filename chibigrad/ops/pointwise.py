@@ -298,19 +298,25 @@ class Clamp(Function):
     @staticmethod
     def forward(ctx, a, min=None, max=None):
         ctx.save_for_backward(a)
-        ctx.bounds = (min, max)
-        return wrap(np.clip(a._array, min, max))
+        ctx.bounds = [b._array if hasattr(b, "_array") else b for b in (min, max)]
+        return wrap(np.clip(a._array, *ctx.bounds))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         lo, hi = ctx.bounds
-        inside = wrap(np.ones(a.shape, dtype=bool))
+        x = a._array
+        inside = np.ones(x.shape, dtype=bool)
         if lo is not None:
-            inside = inside & (a >= lo)
+            inside &= x >= lo
         if hi is not None:
-            inside = inside & (a <= hi)
-        return grad * inside, None, None
+            inside &= x <= hi
+        return grad * wrap(inside), None, None
+
+
+class ClampTensor(Clamp):
+    """clamp with tensor bounds; the bounds themselves get no gradient here."""
+    node_name = "ClampBackward0"
 
 
 class Where(Function):

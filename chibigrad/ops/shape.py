@@ -14,6 +14,7 @@ def view_of(a, array):
     """Wrap ``array``, a numpy view of ``a``'s data, sharing a's version counter."""
     out = wrap(array)
     out._vc = a._version_counter
+    out._base = a._base if a._base is not None else a
     return out
 
 
@@ -34,18 +35,27 @@ class View(Function):
         return grad.reshape(ctx.in_shape), None
 
 
-class Reshape(Function):
-    node_name = "ViewBackward0"
+class UnsafeView(Function):
+    """A reshape that had to copy (the input was not contiguous)."""
+    node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, a, shape):
         ctx.in_shape = a.shape
-        out = np.reshape(a._array, shape)
-        return view_of(a, out) if np.shares_memory(out, a._array) else wrap(out)
+        return wrap(np.reshape(a._array, shape))
 
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape), None
+
+
+def reshape(a, shape):
+    """A view when the data allows it (ViewBackward0), else a copy (UnsafeViewBackward0)."""
+    try:
+        np.reshape(a._array, shape, copy=False)
+    except ValueError:
+        return UnsafeView.apply(a, shape)
+    return View.apply(a, shape)
 
 
 def check_shape(a, shape):
@@ -78,6 +88,11 @@ class Squeeze(Function):
 
 class SqueezeDim(Squeeze):
     node_name = "SqueezeBackward1"
+
+
+class SqueezeMatmul(Squeeze):
+    """The squeeze torch.matmul does for a 1-D left operand."""
+    node_name = "SqueezeBackward4"
 
 
 class Unsqueeze(Function):
