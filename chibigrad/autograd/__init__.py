@@ -6,6 +6,7 @@ instead. Both check their arguments, then hand the graph to the engine.
 from . import engine, grad_mode
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
+from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .node import AccumulateGrad, Node, SavedTensor
 

@@ -1,1 +1,2 @@
 """torch.utils: checkpointing and data loading."""
+from . import checkpoint

@@ -1,0 +1,160 @@
+"""gradcheck: test a backward against finite differences.
+
+A backward function is a claim about derivatives, and central differences
+check it without trusting any of it:
+
+    d out / d x[k]  ~  (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)
+
+Perturbing each input element in turn gives the *numerical* Jacobian. The
+*analytical* one comes from the backward being tested: one vector-Jacobian
+product per output element, with a one-hot ``grad_outputs``, gives one row of
+d out / d x. The two must agree within ``atol + rtol * |numerical|``.
+
+Use float64: in float32 the rounding error of f, divided by 2 * eps, is
+larger than most derivatives, so even a correct backward fails.
+As in PyTorch, the Jacobians are shown transposed: one row per input element,
+one column per output element.
+"""
+import warnings
+
+import numpy as np
+
+
+class GradcheckError(RuntimeError):
+    """The analytical and numerical Jacobians disagree."""
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """True if ``func``'s backward matches central differences at ``inputs``.
+
+    Checks the gradient with respect to every input that requires grad, for
+    every output that requires grad. On a mismatch, raises ``GradcheckError``
+    (or returns False when ``raise_exception=False``).
+    """
+    inputs = _as_tuple(inputs)
+    diff_inputs = _check_inputs(inputs)
+    all_outputs = _tensors(func(*inputs))
+    picked = [n for n, out in enumerate(all_outputs) if out.requires_grad]
+    if not picked:  # nothing to differentiate: the function must then be flat
+        picked = range(len(all_outputs))
+        numerical = _numerical_jacobians(func, inputs, diff_inputs, all_outputs, picked, eps)
+        if any(np.any(j != 0) for per_output in numerical for j in per_output):
+            return _fail("Numerical gradient for function expected to be zero", raise_exception)
+        return True
+    numerical = _numerical_jacobians(func, inputs, diff_inputs, all_outputs, picked, eps)
+    for o, n in enumerate(picked):
+        analytical = _analytical_jacobians(all_outputs[n], diff_inputs)
+        for i, (a, num) in enumerate(zip(analytical, numerical[o])):
+            if not np.allclose(a, num, rtol=rtol, atol=atol):
+                return _fail(_mismatch_message(o, i, num, a), raise_exception)
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """gradcheck the backward itself: second derivatives via ``create_graph=True``.
+
+    The function checked maps (inputs, grad_outputs) to the input gradients
+    that backward computes. Its Jacobian is only right if backward is built
+    from differentiable operations (not ``detach()``, not numpy).
+    ``grad_outputs`` default to random values in [-1, 1).
+    """
+    from . import grad as autograd_grad
+    from ..creation import rand
+
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = [o for o in _tensors(func(*inputs)) if o.requires_grad]
+        grad_outputs = tuple((rand(o.shape, dtype=o.dtype) * 2 - 1).requires_grad_() for o in outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n = len(grad_outputs)
+
+    def first_derivative(*args):
+        xs, gs = args[:-n], args[-n:]
+        outputs = [o for o in _tensors(func(*xs)) if o.requires_grad]
+        wrt = [x for x in xs if _is_tensor(x) and x.requires_grad]
+        grads = autograd_grad(outputs, wrt, gs, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
+
+
+def _check_inputs(inputs):
+    """The inputs to differentiate with respect to; warn about low precision."""
+    diff_inputs = []
+    for idx, x in enumerate(inputs):
+        if _is_tensor(x) and x.requires_grad:
+            if x.dtype.name != "float64":
+                warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or "
+                              "complex. This check will likely fail if all the inputs are not of double precision "
+                              "floating point or complex. ", stacklevel=3)
+            diff_inputs.append(x)
+    if not diff_inputs:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
+                         "requires_grad=True.")
+    return diff_inputs
+
+
+def _numerical_jacobians(func, inputs, diff_inputs, outputs, picked, eps):
+    """``J[o][i][k, :]``: output ``picked[o]``'s change per unit change of element k of input i."""
+    jacobians = [[np.zeros((x.numel(), outputs[n].numel()), dtype=np.result_type(outputs[n]._array, np.float32))
+                  for x in diff_inputs] for n in picked]
+    for i, x in enumerate(diff_inputs):
+        data = x._array  # perturbed in place, behind autograd's back, then restored exactly
+        for k, idx in enumerate(np.ndindex(data.shape)):
+            orig = data[idx].copy()
+            data[idx] = orig + eps
+            plus = _evaluate(func, inputs, picked)
+            data[idx] = orig - eps
+            minus = _evaluate(func, inputs, picked)
+            data[idx] = orig
+            for o, (p, m) in enumerate(zip(plus, minus)):
+                jacobians[o][i][k] = ((p - m) / (2 * eps)).ravel()
+    return jacobians
+
+
+def _evaluate(func, inputs, picked):
+    """Copies of the picked outputs (an output may be a view of a perturbed input)."""
+    outputs = _tensors(func(*inputs))
+    return [np.array(outputs[n]._array, copy=True) for n in picked]
+
+
+def _analytical_jacobians(output, diff_inputs):
+    """One backward per element j of ``output``: column j of each input's Jacobian."""
+    from . import grad as autograd_grad
+    from ..creation import zeros_like
+
+    jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._array.dtype) for x in diff_inputs]
+    for j in range(output.numel()):
+        one_hot = zeros_like(output)
+        one_hot._array.flat[j] = 1
+        grads = autograd_grad(output, diff_inputs, one_hot, retain_graph=True, allow_unused=True)
+        for jacobian, g in zip(jacobians, grads):
+            if g is not None:
+                jacobian[:, j] = g._array.ravel()
+    return jacobians
+
+
+def _mismatch_message(output_idx, input_idx, numerical, analytical):
+    from ..tensor import wrap
+    return (f"Jacobian mismatch for output {output_idx} with respect to input {input_idx},\n"
+            f"numerical:{wrap(numerical)}\nanalytical:{wrap(analytical)}\n")
+
+
+def _fail(message, raise_exception):
+    if raise_exception:
+        raise GradcheckError(message)
+    return False
+
+
+def _is_tensor(x):
+    from ..tensor import Tensor
+    return isinstance(x, Tensor)
+
+
+def _tensors(outputs):
+    return [o for o in _as_tuple(outputs) if _is_tensor(o)]
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
