@@ -18,23 +18,32 @@ _stats = {"allocated": 0, "peak_allocated": 0, "saved": 0, "peak_saved": 0}
 def _buffer(array):
     """The array that owns the memory ``array`` looks at."""
     base = array.base
-    return base if isinstance(base, np.ndarray) else array
+    return base if type(base) is np.ndarray else array
 
 
-def _forget(key):
+def _forget(ref):
+    """numpy freed a tracked buffer: stop counting it."""
+    key = _keys.pop(id(ref))
     _stats["allocated"] -= _live.pop(key)[1]
+
+
+_keys = {}  # id(weakref) -> id(buffer), so the callback knows which entry died
 
 
 def track(array):
     """Count ``array``'s buffer as live until numpy frees it."""
-    buf = _buffer(array)
+    base = array.base
+    buf = base if type(base) is np.ndarray else array
     key = id(buf)
     if key in _live:
         return
-    _live[key] = (weakref.ref(buf, lambda _, key=key: _forget(key)), buf.nbytes)
-    _stats["allocated"] += buf.nbytes
-    if _stats["allocated"] > _stats["peak_allocated"]:
-        _stats["peak_allocated"] = _stats["allocated"]
+    ref = weakref.ref(buf, _forget)
+    _keys[id(ref)] = key
+    _live[key] = (ref, buf.nbytes)
+    stats = _stats
+    stats["allocated"] += buf.nbytes
+    if stats["allocated"] > stats["peak_allocated"]:
+        stats["peak_allocated"] = stats["allocated"]
 
 
 def track_saved(array):

@@ -17,6 +17,7 @@ from . import memory
 from ._dtype import Size, dtype as _dtype_cls, from_numpy_dtype
 from ._device import cpu as _cpu
 from .autograd import grad_mode
+from .autograd.grad_mode import _state as _grad_state
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -34,7 +35,7 @@ def wrap(array, requires_grad=False):
     t._array = array
     if requires_grad:
         t._requires_grad = True
-    if grad_mode.is_inference_mode_enabled():
+    if _grad_state.inference:
         t._is_inference = True
     memory.track(array)
     return t
@@ -424,7 +425,7 @@ class Tensor:
         self._bump_version()
         if result.grad_fn is not None:
             self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
-            result.grad_fn._output_meta[result._output_nr] = (self.shape, self.dtype)
+            result.grad_fn._output_meta[result._output_nr] = (self._array.shape, self._array.dtype)
         return self
 
     def _recorded_inplace(self, op, *args, **kwargs):

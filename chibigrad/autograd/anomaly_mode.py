@@ -10,18 +10,23 @@ import warnings
 
 import numpy as np
 
-_state = threading.local()
+class _State(threading.local):
+    enabled = False
+    check_nan = True
+
+
+_state = _State()
 
 
 def is_anomaly_enabled():
-    return getattr(_state, "enabled", False)
+    return _state.enabled
 
 
 class set_detect_anomaly:
     """Switch anomaly detection on or off; a call or a context manager."""
 
     def __init__(self, mode, check_nan=True):
-        self.prev = (is_anomaly_enabled(), getattr(_state, "check_nan", True))
+        self.prev = (is_anomaly_enabled(), _state.check_nan)
         _state.enabled, _state.check_nan = bool(mode), check_nan
 
     def __enter__(self):
@@ -40,7 +45,7 @@ class detect_anomaly:
                       "only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self):
-        self.prev = (is_anomaly_enabled(), getattr(_state, "check_nan", True))
+        self.prev = (is_anomaly_enabled(), _state.check_nan)
         _state.enabled, _state.check_nan = True, self.check_nan
 
     def __exit__(self, *exc):
@@ -68,7 +73,7 @@ def report_failure(node, err):
 
 def check_nan(node, grads):
     """Raise if ``node`` returned NaN, naming it and where it was created."""
-    if not getattr(_state, "check_nan", True):
+    if not _state.check_nan:
         return
     for i, g in enumerate(grads):
         if g is not None and np.isnan(g._array).any():

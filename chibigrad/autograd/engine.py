@@ -16,6 +16,10 @@ Nothing here recurses, so a graph of any depth can be differentiated.
 import contextlib
 import heapq
 
+import numpy as np
+
+from .._dtype import from_numpy_dtype
+from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode
 from .node import AccumulateGrad
 
@@ -116,15 +120,11 @@ def _needed(order, targets):
 
 
 def _add_to_buffer(buffers, node, nr, grad):
+    """Sum gradients arriving at ``node``'s output ``nr`` from different paths."""
     buf = buffers.get(node)
     if buf is None:
-        buf = buffers[node] = [None] * _num_outputs(node)
+        buf = buffers[node] = [None] * len(node._output_meta)
     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
-
-
-def _num_outputs(node):
-    meta = getattr(node, "_output_meta", None)
-    return len(meta) if meta else 1
 
 
 def _tensor_pre_hooks(node, grads):
@@ -151,7 +151,8 @@ def call_node(node, grads):
         new = hook(tuple(grads))
         if new is not None:
             grads = list(new)
-    grads = _materialize(node, grads)
+    if len(grads) > 1:
+        grads = _materialize(node, grads)
     try:
         outs = node.apply(*grads)
     except Exception as err:
@@ -171,8 +172,7 @@ def _materialize(node, grads):
     """Outputs that got no gradient receive zeros (or None if the Function asked)."""
     if all(g is not None for g in grads) or not getattr(node, "materialize_grads", False):
         return grads
-    from ..creation import zeros
-    return [zeros(meta[0], dtype=meta[1]) if g is None and meta is not None else g
+    return [_tensor.wrap(np.zeros(*meta)) if g is None and meta is not None else g
             for g, meta in zip(grads, node._output_meta)]
 
 
@@ -203,13 +203,13 @@ def _fit(node, index, grad, meta):
     if grad is None or meta is None:
         return None
     shape, dtype = meta
-    if grad.shape != shape:
-        if not _expandable(shape, grad.shape):
+    if grad._array.shape != shape:
+        if not _expandable(shape, grad._array.shape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - got "
                                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
         grad = grad.sum_to_size(shape)
-    if grad.dtype is not dtype:
-        grad = grad.to(dtype)
+    if grad._array.dtype != dtype:
+        grad = grad.to(from_numpy_dtype(dtype))
     return grad
 
 

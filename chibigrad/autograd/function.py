@@ -10,6 +10,7 @@ differ only in that built-ins compute forward on numpy arrays.
 """
 import functools
 
+from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode
 from .node import Node, SavedTensor
 
@@ -55,7 +56,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def _saved_slots(self):
         # None entries in save_for_backward stay None; the rest are SavedTensors
         it = iter(self._saved)
-        return [None if t is None else next(it) for t in self._save_layout]
+        return [None if empty else next(it) for empty in self._save_layout]
 
 
 class FunctionMeta(type):
@@ -82,59 +83,59 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor
-
+        """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
+        Tensor = _tensor.Tensor
         ctx = cls._backward_cls()
-        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        ctx.needs_input_grad = needs
-        record = grad_mode.is_grad_enabled() and True in needs
-        if grad_mode.is_grad_enabled():
-            grad_mode._set_enabled(False)
-            try:
-                outputs = cls.forward(ctx, *args, **kwargs)
-            finally:
-                grad_mode._set_enabled(True)
-        else:
+        ctx.needs_input_grad = needs = tuple([
+            isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+        if not (True in needs and grad_mode._state.enabled):
             outputs = cls.forward(ctx, *args, **kwargs)
-        single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
-        if record:
-            _connect(ctx, args, outs)
-        elif ctx.dirty_tensors:
             for t in ctx.dirty_tensors:
                 t._bump_version()
+            return outputs
+        grad_mode._set_enabled(False)  # forward itself is never recorded
+        try:
+            outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            grad_mode._set_enabled(True)
+        _connect(ctx, args, outputs if isinstance(outputs, tuple) else (outputs,))
         return outputs
 
 
 def _connect(ctx, args, outs):
-    """Make ctx the grad_fn of ``outs`` and an edge to each input's node."""
-    from ..tensor import Tensor
-
-    # An edge per tensor argument; backward still returns one value per argument.
-    ctx._tensor_args = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
-    ctx.next_functions = tuple(args[i]._gradient_edge() for i in ctx._tensor_args)
-    ctx._input_meta = tuple((a.shape, a.dtype) if isinstance(a, Tensor) and a.requires_grad else None
-                            for a in args)
-    dirty = ctx.dirty_tensors
-    non_diff = ctx.non_differentiable
-    ctx._output_meta = []
-    for nr, out in enumerate(outs):
-        if not isinstance(out, Tensor):
-            ctx._output_meta.append(None)
-            continue
-        ctx._output_meta.append((out.shape, out.dtype))
-        if any(out is t for t in dirty):
-            out._check_inplace()
-            out._bump_version()
-        if not out.dtype.is_floating_point or any(out is t for t in non_diff):
-            out._requires_grad = False
-            continue
-        out.grad_fn, out._output_nr = ctx, nr
-    if anomaly_mode.is_anomaly_enabled():
+    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node."""
+    Tensor = _tensor.Tensor
+    # One edge per tensor argument; backward still returns one value per argument.
+    positions, edges, input_meta = [], [], []
+    for i, a in enumerate(args):
+        is_tensor = isinstance(a, Tensor)
+        if is_tensor:
+            positions.append(i)
+            edges.append(a._gradient_edge())
+        input_meta.append((a._array.shape, a._array.dtype) if is_tensor and ctx.needs_input_grad[i] else None)
+    ctx._tensor_args, ctx.next_functions, ctx._input_meta = positions, tuple(edges), input_meta
+    ctx._output_meta = [_mark_output(ctx, nr, out) for nr, out in enumerate(outs)]
+    if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
-    ctx._save_layout = ctx.to_save
-    ctx._saved = [SavedTensor(t, any(t is o for o in outs)) for t in ctx.to_save if t is not None]
-    ctx.__dict__.pop("to_save", None)
+    to_save = ctx.__dict__.pop("to_save", ())
+    # Only where the Nones were: keeping the tensors themselves here would hold their data after
+    # backward frees it, and a saved output would form a cycle output -> grad_fn -> output.
+    ctx._save_layout = tuple(t is None for t in to_save)
+    ctx._saved = [SavedTensor(t, any(t is o for o in outs)) for t in to_save if t is not None]
+
+
+def _mark_output(ctx, nr, out):
+    """Attach output ``nr`` to ctx (unless it cannot have a gradient); return its (shape, dtype)."""
+    if not isinstance(out, _tensor.Tensor):
+        return None
+    if any(out is t for t in ctx.dirty_tensors):
+        out._check_inplace()
+        out._bump_version()
+    if not out._array.dtype.kind == "f" or any(out is t for t in ctx.non_differentiable):
+        out._requires_grad = False
+    else:
+        out.grad_fn, out._output_nr = ctx, nr
+    return (out._array.shape, out._array.dtype)
 
 
 def once_differentiable(backward):

@@ -6,17 +6,22 @@ under ``no_grad`` does not switch recording off for the training thread.
 import functools
 import threading
 
-_state = threading.local()
+class _State(threading.local):
+    enabled = True  # record operations?
+    inference = False  # inside inference_mode?
+
+
+_state = _State()
 
 
 def is_grad_enabled():
     """True when new operations are recorded for backward."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def is_inference_mode_enabled():
     """True inside ``inference_mode``: new tensors become inference tensors."""
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 def _set_enabled(mode):

@@ -9,6 +9,8 @@ import re
 import sys
 
 from .. import memory
+from .._dtype import from_numpy_dtype
+from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 
 _sequence = itertools.count()
 
@@ -42,12 +44,11 @@ class SavedTensor:
     ``release()`` drops the reference so the array can be freed; unpacking
     afterwards raises PyTorch's "backward through the graph a second time"
     error, and unpacking after an in-place change raises the version error.
-    An output of the node itself is stored without its ``grad_fn`` (that
-    would be a reference cycle) and re-attached on unpack.
+    An output of the node itself is stored as its bare array (keeping the
+    Tensor would make a reference cycle through grad_fn) and re-wrapped on unpack.
     """
 
-    __slots__ = ("_tensor", "_version", "_saved_version", "_is_output", "_output_nr", "_requires_grad",
-                 )
+    __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad")
 
     def __init__(self, tensor, is_output):
         if tensor._is_inference:
@@ -55,45 +56,47 @@ class SavedTensor:
                                "in inference mode in computation tracked by autograd. To work around this, you "
                                "can make a clone to get a normal tensor and use it in autograd, or use "
                                "`torch.no_grad()` instead of `torch.inference_mode()`.")
-        self._version = tensor._version_counter
-        self._saved_version = self._version[0]
-        self._is_output = is_output
+        vc = tensor._vc
+        if vc is None:
+            vc = tensor._vc = [0]
+        self._version, self._saved_version = vc, vc[0]
         self._output_nr = tensor._output_nr
-        self._requires_grad = tensor.requires_grad
-        self._tensor = tensor._shallow_copy() if is_output else tensor
-        memory.track_saved(tensor._array)
+        self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
+        self._data = tensor._array
+        self._tensor = None if is_output else tensor
+        memory.track_saved(self._data)
 
     @property
     def is_released(self):
-        return self._tensor is None
+        return self._data is None
 
     def release(self):
         """Let go of the saved data (backward calls this unless retain_graph)."""
-        if self._tensor is not None:
-            memory.untrack_saved(self._tensor._array)
-            self._tensor = None
+        if self._data is not None:
+            memory.untrack_saved(self._data)
+            self._data = self._tensor = None
 
     def unpack(self, node):
         """The saved tensor, checked to be neither freed nor modified in place."""
-        t = self._tensor
-        if t is None:
+        if self._data is None:
             raise RuntimeError(FREED_MESSAGE)
         if self._version[0] != self._saved_version:
             raise RuntimeError(self._modified_message(node))
-        if self._is_output:
-            out = t._shallow_copy()
-            if self._requires_grad:
-                out.grad_fn, out._output_nr = node, self._output_nr
-            return out
-        return t
+        if self._tensor is not None:
+            return self._tensor
+        out = _tensor.wrap(self._data)
+        out._vc = self._version
+        if self._requires_grad:
+            out.grad_fn, out._output_nr = node, self._output_nr
+        return out
 
     def _modified_message(self, node):
         """PyTorch's text: names the tensor's current grad_fn without its ``Backward<N>`` suffix."""
-        t = self._tensor
-        what = f"[torch.{_TYPE_NAMES[t.dtype.name]} {list(t.shape)}]"
-        producer = node if self._is_output else t.grad_fn
+        data = self._data
+        what = f"[torch.{_TYPE_NAMES[data.dtype.name]} {list(data.shape)}]"
+        producer = node if self._tensor is None else self._tensor.grad_fn
         if producer is not None:
-            nr = self._output_nr if self._is_output else t._output_nr
+            nr = self._output_nr if self._tensor is None else self._tensor._output_nr
             what += f", which is output {nr} of {_short_name(producer)},"
         return ("one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: {what} is at version {self._version[0]}; expected version "
@@ -101,8 +104,8 @@ class SavedTensor:
                 "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
     def __del__(self):
-        if self._tensor is not None and memory is not None:
-            memory.untrack_saved(self._tensor._array)
+        if self._data is not None and memory is not None:
+            memory.untrack_saved(self._data)
 
 
 def _short_name(node):
@@ -124,16 +127,23 @@ class Node:
     node runs after all nodes that feed it a gradient.
     """
 
+    # Class-level defaults keep node creation cheap: most nodes have no hooks.
+    next_functions = ()
+    _saved = ()
+    _input_meta = ()
+    _output_meta = (None,)  # (shape, dtype) per output
+    _pre_hooks = ()
+    _post_hooks = ()
+    _tensor_hooks = None  # output_nr -> list of tensor hooks
+    _retained = None  # output_nr -> weakref of a tensor that retains its grad
+
     def __init__(self):
-        self.next_functions = ()
         self._sequence_nr = next(_sequence)
-        self._saved = []
-        self._input_meta = ()
-        self._pre_hooks = []
-        self._post_hooks = []
-        self._tensor_hooks = None  # output_nr -> list of tensor hooks
-        self._retained = None  # output_nr -> weakref of a tensor that retains its grad
-        self.metadata = {}
+
+    @property
+    def metadata(self):
+        """A dict for anything attached to the node (anomaly mode keeps the forward stack here)."""
+        return self.__dict__.setdefault("_metadata", {})
 
     def name(self):
         return type(self).__name__
@@ -149,11 +159,15 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if not self._post_hooks:
+            self._post_hooks = []
         self._post_hooks.append(fn)
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if not self._pre_hooks:
+            self._pre_hooks = []
         self._pre_hooks.append(fn)
         return RemovableHandle(self._pre_hooks, fn)
 
@@ -166,7 +180,7 @@ class Node:
     def saved_tensors_info(self):
         """``(shape, dtype, nbytes, released)`` for each saved tensor, for pictures of the graph."""
         return [(None, None, 0, True) if s.is_released else
-                (tuple(s._tensor.shape), s._tensor.dtype, s._tensor._array.nbytes, False) for s in self._saved]
+                (tuple(s._data.shape), from_numpy_dtype(s._data.dtype), s._data.nbytes, False) for s in self._saved]
 
 
 class AccumulateGrad(Node):

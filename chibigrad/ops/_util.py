@@ -7,10 +7,11 @@ from ..tensor import Tensor, wrap
 
 def arrays(a, b):
     """Both operands' arrays in their promoted dtype (PyTorch's rules, not numpy's)."""
-    if a.dtype is b.dtype:
-        return a._array, b._array
+    x, y = a._array, b._array
+    if x.dtype == y.dtype:
+        return x, y
     dt = result_type(a, b).np_type
-    return a._array.astype(dt, copy=False), b._array.astype(dt, copy=False)
+    return x.astype(dt, copy=False), y.astype(dt, copy=False)
 
 
 def float_array(t):
