@@ -57,6 +57,7 @@ class Tensor:
     _is_inference = False
     _wrapped_number = False
     _base = None  # the tensor a view looks into
+    _shared_grad = False  # set by the engine on gradients others can also see
     __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
 
     def __init__(self, data=(), requires_grad=False):

@@ -26,6 +26,9 @@ def _make_grads(outputs, grad_outputs):
         elif g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                                f"has a shape of {out.shape}.")
+        else:
+            g = g.detach()
+            g._shared_grad = True  # the caller still holds it
         grads.append(g)
     return grads
 

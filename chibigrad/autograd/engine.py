@@ -136,6 +136,7 @@ def _tensor_pre_hooks(node, grads):
                     new = hook(grads[nr])
                     if new is not None:
                         grads[nr] = new
+                    grads[nr]._shared_grad = True  # the hook may have kept it
     if node._retained:
         for nr, ref in node._retained.items():
             tensor = ref()
@@ -159,6 +160,7 @@ def call_node(node, grads):
         anomaly_mode.report_failure(node, err)
         raise
     outs = _validate(node, outs)
+    _mark_shared(grads, outs)
     if anomaly_mode.is_anomaly_enabled():
         anomaly_mode.check_nan(node, outs)
     for hook in node._post_hooks:
@@ -166,6 +168,14 @@ def call_node(node, grads):
         if new is not None:
             outs = tuple(new)
     return outs
+
+
+def _mark_shared(grads_in, grads_out):
+    """Flag gradients a node passed through unchanged (or as a view): they are
+    visible elsewhere, so a leaf must copy them before accumulating in place."""
+    for g in grads_out:
+        if g is not None and (g._array.base is not None or any(g is x for x in grads_in)):
+            g._shared_grad = True
 
 
 def _materialize(node, grads):

@@ -201,6 +201,7 @@ class AccumulateGrad(Node):
             new = hook(grad)
             if new is not None:
                 grad = new
+            grad._shared_grad = True  # the hook may have kept it
         from .grad_mode import is_grad_enabled
         if var.grad is None:
             var.grad = grad if is_grad_enabled() else _owned(grad)
@@ -214,20 +215,14 @@ class AccumulateGrad(Node):
 
 
 def _owned(grad):
-    """``grad`` detached; copied unless nothing else can see its array.
+    """``grad`` detached; copied unless it is a fresh array no one else can see.
 
     The same gradient object can reach two leaves (``a + b`` hands both the
-    same tensor) or belong to the caller (``backward(gradient=g)``); storing
-    it uncopied would let ``a.grad.zero_()`` clear ``b.grad`` too. A
-    reference count tells us when we are the only holder, as PyTorch does.
+    same tensor), belong to the caller (``backward(gradient=g)``) or to a
+    hook; storing it uncopied would let ``a.grad.zero_()`` clear ``b.grad``
+    too. The engine marks such gradients ``_shared_grad`` (PyTorch decides
+    the same with reference counts); fresh ones are stored without a copy.
     """
-    if sys.getrefcount(grad) <= _SOLE_TENSOR_REFS and sys.getrefcount(grad._array) <= _SOLE_ARRAY_REFS \
-            and grad._array.base is None:
-        return grad.detach()
-    return grad.detach().clone()
-
-
-# References when only the engine holds a gradient: its local variables and
-# getrefcount's own argument. Measured by tests/test_engine.py.
-_SOLE_TENSOR_REFS = 4
-_SOLE_ARRAY_REFS = 2
+    if grad._shared_grad or grad._array.base is not None:
+        return grad.detach().clone()
+    return grad.detach()
