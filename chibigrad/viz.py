@@ -1,0 +1,383 @@
+"""Pictures of autograd graphs.
+
+``draw(loss)`` walks the graph backward from ``loss.grad_fn`` along
+``next_functions`` (the edges the engine follows) and returns a ``Graph``
+that Jupyter shows inline. Arrows point the way gradients flow:
+
+- the output tensor(s) at the top (green);
+- one box per Node, titled with its class name (``MulBackward0``) and
+  listing the tensors it saved for backward with their shape and size;
+  after a backward without ``retain_graph`` those are drawn struck out: freed;
+- each leaf tensor (blue) under its ``AccumulateGrad`` node, named from
+  ``params`` as torchviz names them.
+
+Graphviz's ``dot`` lays the graph out when it is installed. Otherwise a small
+layered layout written here does, so pictures work (and the book builds)
+on a machine without Graphviz.
+"""
+import html
+import shutil
+import subprocess
+from collections import deque
+
+from .autograd.node import AccumulateGrad
+
+COLORS = {"output": "#c5e3a5", "node": "#f2f2f2", "leaf": "#cde2f7", "more": "#ffffff",
+          "saved": "#ffd7a8", "freed": "#e6e6e6"}
+FONT, FONT_SIZE = "DejaVu Sans Mono, Menlo, Consolas, monospace", 12
+CHAR_W = 0.6 * FONT_SIZE  # advance of one monospace character
+PAD, TITLE_H, ROW_H = 8, 22, 18
+LAYER_GAP, BOX_GAP, DUMMY_GAP, MARGIN = 40, 24, 10, 12
+
+
+def draw(tensor_or_tensors, params=None, show_saved=True, max_nodes=200, engine="auto"):
+    """The graph behind one tensor (or several), ready to show or save.
+
+    ``params``: ``{name: tensor}`` (e.g. ``dict(model.named_parameters())``)
+    to name leaves and outputs. ``max_nodes`` caps the drawing: a graph of a
+    long loop can have far more nodes than a picture can show. ``engine``:
+    ``"dot"`` (Graphviz), ``"python"`` (built in) or ``"auto"`` (dot if found).
+    """
+    if engine not in ("auto", "dot", "python"):
+        raise ValueError(f'engine must be "auto", "dot" or "python", got {engine!r}')
+    if engine == "auto":
+        engine = "dot" if shutil.which("dot") else "python"
+    tensors = tensor_or_tensors if isinstance(tensor_or_tensors, (list, tuple)) else [tensor_or_tensors]
+    names = {id(t): name for name, t in (params or {}).items()}
+    return Graph(*_walk(tensors, names, show_saved, max_nodes), engine=engine)
+
+
+class Box:
+    """One box of the picture: what it shows (``obj``), a title and text rows.
+
+    ``kind`` is "output", "node", "leaf" or "more"; each row is
+    ``(text, style)`` with style "plain", "saved" or "freed".
+    """
+
+    def __init__(self, kind, title, rows, obj=None):
+        self.kind, self.title, self.rows, self.obj = kind, title, rows, obj
+
+    def __repr__(self):
+        return f"Box({self.kind!r}, {self.title!r}, {self.rows!r})"
+
+
+def _walk(tensors, names, show_saved, max_nodes):
+    """Breadth-first from the outputs: boxes, and edges ``(from, to, style)``.
+
+    A queue, not recursion: a graph built by a long loop is deeper than
+    Python's recursion limit.
+    """
+    boxes, edges, seen = [], [], {}  # seen: id(node) -> box index
+
+    def add(box):
+        boxes.append(box)
+        return len(boxes) - 1
+
+    queue = deque()
+    for t in tensors:
+        out = add(Box("output", names.get(id(t), "output"), [(_describe(t), "plain")], t))
+        if t.grad_fn is not None:
+            queue.append((out, t.grad_fn))
+    more = None
+    while queue:
+        parent, node = queue.popleft()
+        if id(node) not in seen:
+            if len(seen) >= max_nodes:
+                if more is None:
+                    more = add(Box("more", "\u2026 more nodes", [(f"not drawn: max_nodes={max_nodes}", "plain")]))
+                if (parent, more, "dotted") not in edges:
+                    edges.append((parent, more, "dotted"))
+                continue
+            seen[id(node)] = here = add(_node_box(node, show_saved))
+            queue.extend((here, child) for child, _ in node.next_functions if child is not None)
+            if isinstance(node, AccumulateGrad):
+                var = node.variable
+                title = names.get(id(var), "leaf")
+                leaf = add(Box("leaf", title, [(_describe(var), "plain"), ("requires_grad=True", "plain")], var))
+                edges.append((here, leaf, "dashed"))
+        edges.append((parent, seen[id(node)], "solid"))
+    return boxes, edges, more is not None
+
+
+def _node_box(node, show_saved):
+    """A Node's box: its name, then one row per saved tensor."""
+    rows = []
+    for shape, dtype, nbytes, released in node.saved_tensors_info if show_saved else ():
+        # a released tensor may no longer know its shape (chibigrad reports None)
+        text = "saved tensor" if shape is None else f"saved {_shape(shape)} {_dtype(dtype)} \u00b7 {_size(nbytes)}"
+        rows.append((text + " \u00b7 freed", "freed") if released else (text, "saved"))
+    return Box("node", node.name(), rows, node)
+
+
+def _describe(t):
+    return f"{_shape(t.shape)} {_dtype(t.dtype)}"
+
+
+def _shape(shape):
+    return str(tuple(shape))
+
+
+def _dtype(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _size(nbytes):
+    """Bytes, readable: "48 B", "3.9 KiB", "12.0 MiB"."""
+    if nbytes < 1024:
+        return f"{nbytes} B"
+    for unit in ("KiB", "MiB", "GiB"):
+        nbytes /= 1024
+        if nbytes < 1024 or unit == "GiB":
+            return f"{nbytes:.1f} {unit}"
+
+
+class Graph:
+    """A drawn graph: shows itself in Jupyter, ``save(path)`` writes SVG, ``to_dot()`` gives DOT text."""
+
+    def __init__(self, boxes, edges, truncated, engine):
+        self.boxes, self.edges, self.truncated, self.engine = boxes, edges, truncated, engine
+
+    def __repr__(self):
+        return f"<Graph: {len(self.boxes)} boxes, {len(self.edges)} edges>"
+
+    def to_dot(self):
+        """The graph in Graphviz's DOT language (HTML-like labels, top to bottom)."""
+        lines = ["digraph {", f'  node [shape=plain fontname="{FONT}" fontsize={FONT_SIZE - 1}]',
+                 '  edge [color="#555555" arrowsize=0.7]']
+        lines += [f"  n{i} [label=<{_dot_label(box)}>]" for i, box in enumerate(self.boxes)]
+        lines += [f"  n{a} -> n{b}" + ("" if style == "solid" else f" [style={style}]") for a, b, style in self.edges]
+        return "\n".join(lines + ["}"]) + "\n"
+
+    def svg(self):
+        """The picture as SVG text, laid out by this graph's engine."""
+        if self.engine == "python":
+            return _svg(self.boxes, self.edges)
+        if not shutil.which("dot"):
+            raise RuntimeError('engine="dot" needs Graphviz\'s dot program on PATH; use engine="python"')
+        return subprocess.run(["dot", "-Tsvg"], input=self.to_dot(), capture_output=True, text=True,
+                              check=True).stdout
+
+    def _repr_svg_(self):
+        return self.svg()
+
+    def save(self, path):
+        """Write the picture to ``path`` as SVG."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.svg())
+
+
+def _dot_label(box):
+    """An HTML-like table: bold title, then rows; freed rows grey and struck out."""
+    cells = [f"<TR><TD><B>{html.escape(box.title)}</B></TD></TR>"]
+    for text, style in box.rows:
+        text = html.escape(text)
+        if style == "freed":
+            text = f'<FONT COLOR="#999999"><S>{text}</S></FONT>'
+        color = f' BGCOLOR="{COLORS[style]}"' if style != "plain" else ""
+        cells.append(f"<TR><TD{color}>{text}</TD></TR>")
+    return (f'<TABLE STYLE="ROUNDED" BORDER="1" CELLBORDER="0" CELLSPACING="2" CELLPADDING="3" '
+            f'BGCOLOR="{COLORS[box.kind]}">{"".join(cells)}</TABLE>')
+
+
+# ---- the pure-Python layout: layers, crossing reduction, coordinates ----
+
+def _box_size(box):
+    chars = max(len(text) for text in [box.title] + [r[0] for r in box.rows])
+    return chars * CHAR_W + 2 * PAD + 8, TITLE_H + ROW_H * len(box.rows) + (PAD if box.rows else 0)
+
+
+def _layout(boxes, edges):
+    """Place boxes in layers (Sugiyama style) and route each edge through its layers.
+
+    Returns box centres, each edge's list of points, and the picture's size.
+    Long edges get invisible "dummy" vertices in the layers they cross, so
+    they are ordered like boxes and never run through one.
+    """
+    sizes = [_box_size(b) for b in boxes]
+    width = [w for w, _ in sizes]
+    layer = _longest_path_layers(len(boxes), [(a, b) for a, b, _ in edges])
+    up, down = [[] for _ in boxes], [[] for _ in boxes]
+    chains, chain_of = [], {}
+    for a, b, _ in edges:
+        if (a, b) in chain_of:  # a repeated edge (x * x) runs beside the first one
+            chains.append(chain_of[a, b])
+            continue
+        chain = [a]
+        for depth in range(layer[a] + 1, layer[b]):
+            layer.append(depth)
+            width.append(0)
+            up.append([]), down.append([])
+            chain.append(len(layer) - 1)
+        chains.append(chain_of.setdefault((a, b), chain + [b]))
+        for u, v in zip(chain, chain[1:] + [b]):
+            down[u].append(v)
+            up[v].append(u)
+    layers = [[] for _ in range(max(layer) + 1)]
+    for v, depth in enumerate(layer):
+        layers[depth].append(v)
+    layers = _order_layers(layers, up, down)
+    x = _place_x(layers, width, up, down)
+    heights = [max((sizes[v][1] for v in row if v < len(boxes)), default=0) for row in layers]
+    tops = [MARGIN + sum(heights[:i]) + LAYER_GAP * i for i in range(len(layers))]
+    centres = [(x[v], tops[layer[v]] + heights[layer[v]] / 2) for v in range(len(boxes))]
+    routes = [_route(chain, len(boxes), x, centres, sizes, layer, tops, heights) for chain in chains]
+    _spread_ports(routes, chains)
+    right = max(x[v] + width[v] / 2 for v in range(len(layer))) + MARGIN
+    return centres, sizes, routes, (right, tops[-1] + heights[-1] + MARGIN)
+
+
+def _longest_path_layers(n, edges):
+    """Layer of each box: one below its lowest parent, so every edge points down."""
+    children, indegree = [[] for _ in range(n)], [0] * n
+    for a, b in edges:
+        children[a].append(b)
+        indegree[b] += 1
+    layer = [0] * n
+    ready = [v for v in range(n) if indegree[v] == 0]
+    while ready:
+        a = ready.pop()
+        for b in children[a]:
+            layer[b] = max(layer[b], layer[a] + 1)
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                ready.append(b)
+    return layer
+
+
+def _mean(values, default):
+    return sum(values) / len(values) if values else default
+
+
+def _order_layers(layers, up, down, sweeps=8):
+    """Barycentre heuristic: sort each layer by its neighbours' mean position, down then up.
+
+    Sweeps can make things worse as well as better, so keep the order with
+    the fewest crossings seen.
+    """
+    pos = {v: i for row in layers for i, v in enumerate(row)}
+    best = (_crossings(layers, down), [list(row) for row in layers])
+    for _ in range(sweeps):
+        for rows, neighbours in ((layers[1:], up), (layers[-2::-1], down)):
+            for row in rows:
+                row.sort(key=lambda v: _mean([pos[u] for u in neighbours[v]], pos[v]))
+                pos.update((v, i) for i, v in enumerate(row))
+            crossings = _crossings(layers, down)
+            if crossings < best[0]:
+                best = (crossings, [list(row) for row in layers])
+    return best[1]
+
+
+def _crossings(layers, down):
+    """Edge crossings between neighbouring layers: inversions among the edges' lower ends."""
+    total = 0
+    for upper, lower in zip(layers, layers[1:]):
+        pos = {v: i for i, v in enumerate(lower)}
+        ends = [pos[w] for v in upper for w in sorted(down[v], key=pos.get)]
+        total += sum(a > b for i, a in enumerate(ends) for b in ends[i + 1:])
+    return total
+
+
+def _place_x(layers, width, up, down, sweeps=8):
+    """x of each vertex: near its neighbours' mean, keeping each layer's order and gaps."""
+    x = {}
+    for row in layers:
+        _spread(row, [0.0] * len(row), width, x)
+    for _ in range(sweeps):
+        for rows, neighbours in ((layers[1:], up), (layers[-2::-1], down)):
+            for row in rows:
+                _spread(row, [_mean([x[u] for u in neighbours[v]], x[v]) for v in row], width, x)
+    left = min(x[v] - width[v] / 2 for row in layers for v in row)
+    return {v: xv - left + MARGIN for v, xv in x.items()}
+
+
+def _spread(row, want, width, x):
+    """Set x for one layer: as close to ``want`` as the gaps allow.
+
+    Pushing right from the left edge and left from the right edge gives two
+    placements that both keep the gaps; their average does too, and is fair
+    to both sides.
+    """
+    gaps = [(width[a] + width[b]) / 2 + (DUMMY_GAP if 0 in (width[a], width[b]) else BOX_GAP)
+            for a, b in zip(row, row[1:])]
+    pushed_right, pushed_left = list(want), list(want)
+    for i, gap in enumerate(gaps):
+        pushed_right[i + 1] = max(pushed_right[i + 1], pushed_right[i] + gap)
+    for i in reversed(range(len(gaps))):
+        pushed_left[i] = min(pushed_left[i], pushed_left[i + 1] - gaps[i])
+    for v, r, l in zip(row, pushed_right, pushed_left):
+        x[v] = (r + l) / 2
+
+
+def _route(chain, n_boxes, x, centres, sizes, layer, tops, heights):
+    """Points of one edge: bottom of its source, down each dummy's layer, top of its target."""
+    (ax, ay), (bx, by) = centres[chain[0]], centres[chain[-1]]
+    points = [[ax, ay + sizes[chain[0]][1] / 2]]
+    for v in chain[1:-1]:
+        points += [[x[v], tops[layer[v]]], [x[v], tops[layer[v]] + heights[layer[v]]]]
+    return points + [[bx, by - sizes[chain[-1]][1] / 2]]
+
+
+def _spread_ports(routes, chains):
+    """Fan out edges that leave (or enter) the same box, ordered left to right so they do not cross."""
+    for end, neighbour in ((0, 1), (-1, -2)):
+        by_box = {}
+        for route, chain in zip(routes, chains):
+            by_box.setdefault(chain[end], []).append(route)
+        for group in by_box.values():
+            group.sort(key=lambda r: r[neighbour][0])
+            step = min(14, 40 / len(group))
+            for k, route in enumerate(group):
+                route[end][0] += (k - (len(group) - 1) / 2) * step
+
+
+def _svg(boxes, edges):
+    """The whole picture: edges first, boxes on top."""
+    centres, sizes, routes, (w, h) = _layout(boxes, edges)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
+             f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="{FONT}" font-size="{FONT_SIZE}">',
+             f'<rect width="{w:.0f}" height="{h:.0f}" fill="white"/>']
+    parts += [_svg_edge(route, style) for route, (_, _, style) in zip(routes, edges)]
+    parts += [_svg_box(box, centre, size) for box, centre, size in zip(boxes, centres, sizes)]
+    return "\n".join(parts + ["</svg>"]) + "\n"
+
+
+def _svg_edge(points, style):
+    """A smooth curve through the points (vertical at each end) and an arrowhead."""
+    (x0, y0), (tx, ty) = points[0], points[-1]
+    points[-1] = [tx, ty - 7]  # the arrowhead covers the last 7 px
+    d = f"M{x0:.1f},{y0:.1f}"
+    for (ax, ay), (bx, by) in zip(points, points[1:]):
+        mid = (ay + by) / 2
+        d += f" C{ax:.1f},{mid:.1f} {bx:.1f},{mid:.1f} {bx:.1f},{by:.1f}"
+    dash = {"solid": "", "dashed": ' stroke-dasharray="5,3"', "dotted": ' stroke-dasharray="2,3"'}[style]
+    return (f'<path d="{d}" fill="none" stroke="#555"{dash}/>\n'
+            f'<polygon points="{tx - 4:.1f},{ty - 8:.1f} {tx + 4:.1f},{ty - 8:.1f} {tx:.1f},{ty:.1f}" fill="#555"/>')
+
+
+def _svg_box(box, centre, size):
+    """A rounded box: bold title, then rows; saved rows orange, freed rows grey and struck out."""
+    (cx, cy), (w, h) = centre, size
+    left, top = cx - w / 2, cy - h / 2
+    stroke = ' stroke-dasharray="4,3"' if box.kind == "more" else ""
+    parts = [f'<g class="{box.kind}">',
+             f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="6" '
+             f'fill="{COLORS[box.kind]}" stroke="#444"{stroke}/>',
+             _svg_text(cx, top + TITLE_H / 2, box.title, ' font-weight="bold"')]
+    for i, (text, style) in enumerate(box.rows):
+        row_top = top + TITLE_H + i * ROW_H
+        if style != "plain":
+            parts.append(f'<rect x="{left + 4:.1f}" y="{row_top:.1f}" width="{w - 8:.1f}" '
+                         f'height="{ROW_H - 2}" rx="3" fill="{COLORS[style]}"/>')
+        middle = row_top + (ROW_H - 2) / 2
+        parts.append(_svg_text(cx, middle, text, ' fill="#888"' if style == "freed" else ""))
+        if style == "freed":
+            half = len(text) * CHAR_W / 2
+            parts.append(f'<line x1="{cx - half:.1f}" y1="{middle:.1f}" x2="{cx + half:.1f}" y2="{middle:.1f}" '
+                         f'stroke="#888"/>')
+    return "\n".join(parts + ["</g>"])
+
+
+def _svg_text(x, middle, text, attrs=""):
+    """Centred text whose middle sits at ``middle`` (0.35 em below it is the baseline)."""
+    return (f'<text x="{x:.1f}" y="{middle + 0.35 * FONT_SIZE:.1f}" text-anchor="middle"{attrs}>'
+            f"{html.escape(text)}</text>")
