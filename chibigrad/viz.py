@@ -28,6 +28,7 @@ FONT, FONT_SIZE = "DejaVu Sans Mono, Menlo, Consolas, monospace", 12
 CHAR_W = 0.6 * FONT_SIZE  # advance of one monospace character
 PAD, TITLE_H, ROW_H = 8, 22, 18
 LAYER_GAP, BOX_GAP, DUMMY_GAP, MARGIN = 40, 24, 10, 12
+FREED = " \u00b7 freed"  # ends a freed row; the rest of the row is struck out
 
 
 def draw(tensor_or_tensors, params=None, show_saved=True, max_nodes=200, engine="auto"):
@@ -103,9 +104,8 @@ def _node_box(node, show_saved):
     """A Node's box: its name, then one row per saved tensor."""
     rows = []
     for shape, dtype, nbytes, released in node.saved_tensors_info if show_saved else ():
-        # a released tensor may no longer know its shape (chibigrad reports None)
-        text = "saved tensor" if shape is None else f"saved {_shape(shape)} {_dtype(dtype)} \u00b7 {_size(nbytes)}"
-        rows.append((text + " \u00b7 freed", "freed") if released else (text, "saved"))
+        text = f"saved {_shape(shape)} {_dtype(dtype)} \u00b7 {_size(nbytes)}"
+        rows.append((text + FREED, "freed") if released else (text, "saved"))
     return Box("node", node.name(), rows, node)
 
 
@@ -170,9 +170,10 @@ def _dot_label(box):
     """An HTML-like table: bold title, then rows; freed rows grey and struck out."""
     cells = [f"<TR><TD><B>{html.escape(box.title)}</B></TD></TR>"]
     for text, style in box.rows:
-        text = html.escape(text)
         if style == "freed":
-            text = f'<FONT COLOR="#999999"><S>{text}</S></FONT>'
+            text = f'<FONT COLOR="#999999"><S>{html.escape(text[:-len(FREED)])}</S>{html.escape(FREED)}</FONT>'
+        else:
+            text = html.escape(text)
         color = f' BGCOLOR="{COLORS[style]}"' if style != "plain" else ""
         cells.append(f"<TR><TD{color}>{text}</TD></TR>")
     return (f'<TABLE STYLE="ROUNDED" BORDER="1" CELLBORDER="0" CELLSPACING="2" CELLPADDING="3" '
@@ -371,9 +372,9 @@ def _svg_box(box, centre, size):
         middle = row_top + (ROW_H - 2) / 2
         parts.append(_svg_text(cx, middle, text, ' fill="#888"' if style == "freed" else ""))
         if style == "freed":
-            half = len(text) * CHAR_W / 2
-            parts.append(f'<line x1="{cx - half:.1f}" y1="{middle:.1f}" x2="{cx + half:.1f}" y2="{middle:.1f}" '
-                         f'stroke="#888"/>')
+            start = cx - len(text) * CHAR_W / 2
+            end = start + (len(text) - len(FREED)) * CHAR_W
+            parts.append(f'<line x1="{start:.1f}" y1="{middle:.1f}" x2="{end:.1f}" y2="{middle:.1f}" stroke="#888"/>')
     return "\n".join(parts + ["</g>"])
 
 

@@ -48,7 +48,7 @@ class SavedTensor:
     Tensor would make a reference cycle through grad_fn) and re-wrapped on unpack.
     """
 
-    __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad")
+    __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta")
 
     def __init__(self, tensor, is_output):
         if tensor._is_inference:
@@ -74,6 +74,7 @@ class SavedTensor:
         """Let go of the saved data (backward calls this unless retain_graph)."""
         if self._data is not None:
             memory.untrack_saved(self._data)
+            self._freed_meta = (self._data.shape, self._data.dtype, self._data.nbytes)  # for graph pictures
             self._data = self._tensor = None
 
     def unpack(self, node):
@@ -178,9 +179,10 @@ class Node:
 
     @property
     def saved_tensors_info(self):
-        """``(shape, dtype, nbytes, released)`` for each saved tensor, for pictures of the graph."""
-        return [(None, None, 0, True) if s.is_released else
-                (tuple(s._data.shape), from_numpy_dtype(s._data.dtype), s._data.nbytes, False) for s in self._saved]
+        """``(shape, dtype, nbytes, released)`` for each saved tensor (as it was, if freed), for graph pictures."""
+        metas = [(s._freed_meta if s.is_released else (s._data.shape, s._data.dtype, s._data.nbytes), s.is_released)
+                 for s in self._saved]
+        return [(tuple(shape), from_numpy_dtype(dtype), nbytes, released) for (shape, dtype, nbytes), released in metas]
 
 
 class AccumulateGrad(Node):
