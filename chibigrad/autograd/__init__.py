@@ -27,7 +27,8 @@ def _make_grads(outputs, grad_outputs):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                                f"has a shape of {out.shape}.")
         else:
-            g = g.detach()
+            if not g.requires_grad:  # one that requires grad keeps its graph: create_graph differentiates it
+                g = g.detach()
             g._shared_grad = True  # the caller still holds it
         grads.append(g)
     return grads
