@@ -21,6 +21,7 @@ from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chun
 from . import autograd, memory, nn, optim, utils
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .autograd.anomaly_mode import is_anomaly_enabled
 
 clip = clamp
 __version__ = "0.1.0"

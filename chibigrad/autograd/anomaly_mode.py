@@ -4,6 +4,7 @@ When enabled, every node remembers the stack where its forward ran. If the
 node's backward raises, a warning shows that stack; if it returns NaN, the
 error names the node, as ``torch.autograd.detect_anomaly`` does.
 """
+import os
 import threading
 import traceback
 import warnings
@@ -58,9 +59,15 @@ class detect_anomaly:
         return wrapper
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def record_forward_stack(node):
-    """Called when a node is created: keep the user's stack for later reports."""
-    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+    """Called when a node is created: keep the stack up to the user's line (chibigrad's frames dropped)."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
+        frames.pop()
+    node.metadata["traceback_"] = traceback.format_list(frames)
 
 
 def report_failure(node, err):
@@ -68,7 +75,8 @@ def report_failure(node, err):
     stack = node.metadata.get("traceback_")
     if stack:
         warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-                      + "".join(stack), stacklevel=2)
+                      + "".join(stack) + " (Triggered internally at "
+                      "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)", stacklevel=2)
 
 
 def check_nan(node, grads):

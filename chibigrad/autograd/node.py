@@ -11,6 +11,7 @@ import sys
 from .. import memory
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
+from . import anomaly_mode
 
 _sequence = itertools.count()
 
@@ -99,10 +100,14 @@ class SavedTensor:
         if producer is not None:
             nr = self._output_nr if self._tensor is None else self._tensor._output_nr
             what += f", which is output {nr} of {_short_name(producer)},"
+        hint = ("the backtrace further above shows the operation that failed to compute its gradient. The "
+                "variable in question was changed in there or anywhere later. Good luck!"
+                if anomaly_mode.is_anomaly_enabled()
+                else "enable anomaly detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return ("one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: {what} is at version {self._version[0]}; expected version "
-                f"{self._saved_version} instead. Hint: enable anomaly detection to find the operation that "
-                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                f"{self._saved_version} instead. Hint: {hint}")
 
     def __del__(self):
         if self._data is not None and memory is not None:
