@@ -22,7 +22,7 @@ import contextlib
 import warnings
 
 from .. import creation
-from ..autograd import Function, backward, enable_grad
+from ..autograd import Function, backward, enable_grad, no_grad
 from ..tensor import Tensor
 
 
@@ -31,17 +31,24 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            # nothing is recorded then, so parameters inside run_function get no gradient either
+            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
         ctx.run_function = run_function
         # Dropout must draw the same numbers when forward runs again in backward.
         ctx.rng_state = creation.get_rng_state() if preserve_rng_state else None
-        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]  # tensors go in saved_tensors
-        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
-        return run_function(*args)  # apply runs forward with grad mode off: nothing is recorded
+        # Tensors go to save_for_backward (freed after backward, version-checked), the rest stay here.
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.save_for_backward(*[args[i] for i in ctx.tensor_indices])
+        with no_grad():  # the point of it all: no graph, so no activations are kept
+            return run_function(*args)
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        saved = iter(ctx.saved_tensors)
-        inputs = [next(saved) if a is None else a for a in ctx.inputs]
+        inputs = list(ctx.inputs)
+        for i, saved in zip(ctx.tensor_indices, ctx.saved_tensors):
+            inputs[i] = saved
         # Fresh leaves: the recomputed graph ends here, and their .grad is what we return.
         detached = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a for a in inputs]
         with _replayed_rng(ctx.rng_state), enable_grad():
