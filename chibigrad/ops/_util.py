@@ -47,3 +47,10 @@ def unsqueeze_dims(grad, dims, keepdim):
     for d in sorted(dims):
         shape.insert(d, 1)
     return grad.reshape(shape)
+
+
+def save_needed(ctx, a, b):
+    """For products: a's gradient needs b and b's needs a, so save only those.
+    (Saving both regardless would keep memory alive that backward never reads.)"""
+    need_a, need_b = ctx.needs_input_grad[:2]
+    ctx.save_for_backward(a if need_b else None, b if need_a else None)

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import wrap
-from ._util import arrays
+from ._util import arrays, save_needed
 
 
 class Mm(Function):
@@ -11,7 +11,7 @@ class Mm(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        save_needed(ctx, a, b)
         x, y = arrays(a, b)
         return wrap(x @ y)
 
@@ -36,7 +36,7 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        save_needed(ctx, a, b)
         x, y = arrays(a, b)
         return wrap(np.asarray(x @ y))
 
@@ -52,7 +52,7 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx, a, v):
-        ctx.save_for_backward(a, v)
+        save_needed(ctx, a, v)
         x, y = arrays(a, v)
         return wrap(x @ y)
 
@@ -111,7 +111,8 @@ class Addmm(Function):
 
     @staticmethod
     def forward(ctx, bias, x, weight):
-        ctx.save_for_backward(x, weight)
+        _, need_x, need_w = ctx.needs_input_grad
+        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
         out = x._array @ weight._array.T
         if bias is not None:
             out += bias._array

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import wrap
-from ._util import arrays, float_array
+from ._util import arrays, float_array, save_needed
 
 
 class Add(Function):
@@ -57,7 +57,7 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        save_needed(ctx, a, b)
         x, y = arrays(a, b)
         return wrap(x * y)
 
@@ -73,7 +73,7 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         x, y = arrays(a, b)
         out = np.true_divide(x, y)
         return wrap(out if a.dtype.is_floating_point or b.dtype.is_floating_point else out.astype(np.float32))
