@@ -1,1 +1,6 @@
-"""torch.nn: modules, parameters and losses (filled in by the library layer)."""
+"""torch.nn: modules, parameters, losses, ``functional`` and ``init``."""
+from . import functional, init, utils
+from .modules import (GELU, BatchNorm1d, CrossEntropyLoss, Dropout, Embedding, Identity, LayerNorm, Linear,
+                      LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, Softmax,
+                      Tanh)
+from .parameter import Parameter

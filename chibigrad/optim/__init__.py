@@ -1,1 +1,5 @@
-"""torch.optim: optimizers (filled in by the library layer)."""
+"""torch.optim: optimizers and learning-rate schedules."""
+from . import lr_scheduler
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD

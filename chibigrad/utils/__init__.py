@@ -1,2 +1,2 @@
 """torch.utils: checkpointing and data loading."""
-from . import checkpoint
+from . import checkpoint, data

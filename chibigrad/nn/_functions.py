@@ -1,0 +1,295 @@
+"""The autograd Functions behind nn.functional.
+
+Each is a Function like the ops in ``chibigrad/ops``: forward computes on
+numpy arrays, backward is written with Tensor operations so that it can be
+differentiated again (``create_graph=True``). They are fused -- one graph
+node each, named as PyTorch names it (``NllLossBackward0``,
+``NativeLayerNormBackward0``, ...) -- because the composed version would
+record a dozen nodes and be slower.
+"""
+import math
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..ops.shape import IndexGrad
+from ..tensor import wrap
+
+# ---- erf, GELU, SiLU ----------------------------------------------------------
+_math_erf = np.frompyfunc(math.erf, 1, 1)
+# Abramowitz & Stegun 7.1.26: erf(x) = 1 - t * P(t) * exp(-x^2), t = 1 / (1 + p x), for x >= 0
+_AS_P = 0.3275911
+_AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+
+
+def erf(x):
+    """The error function of a float array.
+
+    numpy has no erf and chibigrad does not depend on scipy. float64 (what
+    gradcheck uses) gets ``math.erf`` element by element: exact, but about
+    160 ns an element. Other floats get Abramowitz & Stegun 7.1.26, a
+    vectorised formula whose error (< 1.5e-7, evaluated in float64) is
+    about float32's own rounding error: fast where speed matters, exact
+    where precision does.
+    """
+    if x.dtype == np.float64:
+        return np.asarray(_math_erf(x), dtype=np.float64)
+    ax = np.abs(x).astype(np.float64)
+    t = 1 / (1 + _AS_P * ax)
+    poly = np.zeros_like(t)
+    for c in _AS_COEFFS:
+        poly = poly * t + c
+    return np.copysign(1 - t * poly * np.exp(-ax * ax), x).astype(x.dtype)
+
+
+class Erf(Function):
+    """d erf(x)/dx = 2/sqrt(pi) exp(-x^2); GELU's backward is built on it."""
+    node_name = "ErfBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(erf(a._array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * (-a * a).exp() * (2 / math.sqrt(math.pi))
+
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+
+
+class Gelu(Function):
+    """x * Phi(x), Phi the standard normal CDF; 'tanh' is the usual approximation of Phi."""
+    node_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, a, approximate="none"):
+        ctx.save_for_backward(a)
+        ctx.approximate = approximate
+        x = a._array
+        if approximate == "tanh":
+            return wrap(0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x ** 3))))
+        return wrap(0.5 * x * (1 + erf(x * math.sqrt(0.5))))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            t = (_SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)).tanh()
+            dinner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+            return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner), None
+        cdf = 0.5 * (1 + Erf.apply(x * math.sqrt(0.5)))
+        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
+        return grad * (cdf + x * pdf), None
+
+
+def sigmoid_array(x):
+    """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+class Silu(Function):
+    """x * sigmoid(x); d/dx = s * (1 + x * (1 - s))."""
+    node_name = "SiluBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(a._array * sigmoid_array(a._array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        s = x.sigmoid()
+        return grad * (s * (1 + x * (1 - s)))
+
+
+# ---- losses -----------------------------------------------------------------
+def reduce_array(losses, reduction):
+    if reduction == "mean":
+        return losses.mean()
+    if reduction == "sum":
+        return losses.sum()
+    return losses
+
+
+class MseLoss(Function):
+    node_name = "MseLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        ctx.save_for_backward(input, target)
+        ctx.reduction = reduction
+        diff = input._array - target._array
+        return wrap(np.asarray(reduce_array(diff * diff, reduction), dtype=diff.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        diff = input - target
+        g = grad * 2 * diff
+        if ctx.reduction == "mean":
+            g = g / diff.numel()
+        return (g if ctx.needs_input_grad[0] else None,
+                -g if ctx.needs_input_grad[1] else None, None)
+
+
+class NllLoss(Function):
+    """The negative log-likelihood of the target class: ``-logp[i, target[i]]``.
+
+    Forward picks one entry per sample; backward puts ``-weight / total``
+    back at that entry and zeros elsewhere (a constant matrix, so the
+    gradient is linear in ``grad`` and double backward is exact).
+    ``ignore_index`` samples get weight 0. ``target`` and ``weight`` come
+    as arrays: they get no gradient, so the node has no edges for them.
+    """
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, logp, target, weight, reduction, ignore_index):
+        x, t = logp._array, target
+        if x.ndim == 1:  # a single sample without a batch dim
+            x, t = x[None], t[None]
+        keep = t != ignore_index
+        t = np.where(keep, t, 0)
+        _check_targets(t[keep], x.shape[1])
+        w = keep.astype(x.dtype) if weight is None else weight[t] * keep
+        losses = -w * np.take_along_axis(x, t[:, None], axis=1).squeeze(1)
+        total = w.sum()
+        ctx.in_shape, ctx.batched_shape, ctx.index, ctx.reduction = logp.shape, x.shape, t, reduction
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ctx.scale = -w / total if reduction == "mean" else -w
+            out = losses.sum() / total if reduction == "mean" else reduce_array(losses, reduction)
+        return wrap(np.asarray(out, dtype=x.dtype).reshape(() if logp.ndim == 1 else np.shape(out)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        coeff = np.zeros(ctx.batched_shape, dtype=ctx.scale.dtype)
+        np.put_along_axis(coeff, ctx.index[:, None], ctx.scale[:, None], axis=1)
+        if ctx.reduction == "none" and grad.ndim > 0:
+            grad = grad.unsqueeze(1)
+        return grad * wrap(coeff.reshape(ctx.in_shape)), None, None, None, None
+
+
+class NllLoss2d(NllLoss):
+    """The same loss over extra dims, ``(N, C, d1, ...)``: PyTorch names its node differently."""
+    node_name = "NllLoss2DBackward0"
+
+
+def _check_targets(classes, num_classes):
+    bad = classes[(classes < 0) | (classes >= num_classes)]
+    if bad.size:
+        raise IndexError(f"Target {bad[0]} is out of bounds.")
+
+
+# ---- normalization ----------------------------------------------------------
+def normalize_array(x, mean, var, eps, weight, bias, shape):
+    """(x - mean) / sqrt(var + eps) * weight + bias, weight and bias reshaped to ``shape``."""
+    out = (x - mean) / np.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight._array.reshape(shape)
+    if bias is not None:
+        out = out + bias._array.reshape(shape)
+    return out.astype(x.dtype, copy=False)
+
+
+def normalize_backward(ctx, grad, x, weight):
+    """Gradients of ``normalize_array`` when mean and var are x's own statistics over ``ctx.dims``.
+
+    With xhat = (x - mean) * rstd and gx = grad * weight, the chain rule
+    through the mean and the variance gives
+    dx = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)).
+    The statistics are recomputed here with Tensor ops, so this gradient
+    can itself be differentiated.
+    """
+    dims = ctx.dims
+    centered = x - x.mean(dims, keepdim=True)
+    rstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+    xhat = centered * rstd
+    gx = grad if weight is None else grad * weight.reshape(ctx.param_shape)
+    dx = rstd * (gx - gx.mean(dims, keepdim=True) - xhat * (gx * xhat).mean(dims, keepdim=True))
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    dw = (grad * xhat).sum(ctx.param_sum_dims) if need_w else None
+    db = grad.sum(ctx.param_sum_dims) if need_b else None
+    return dx if need_x else None, dw, db
+
+
+class NativeLayerNorm(Function):
+    """Normalise each sample over its last ``len(normalized_shape)`` dims."""
+    node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, normalized_ndim, eps):
+        a = x._array
+        ctx.dims = tuple(range(a.ndim - normalized_ndim, a.ndim))
+        ctx.param_sum_dims = tuple(range(a.ndim - normalized_ndim))
+        ctx.param_shape, ctx.eps = a.shape[a.ndim - normalized_ndim:], eps
+        ctx.save_for_backward(x, weight)
+        mean, var = a.mean(ctx.dims, keepdims=True), a.var(ctx.dims, keepdims=True)
+        return wrap(normalize_array(a, mean, var, eps, weight, bias, ctx.param_shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        return normalize_backward(ctx, grad, x, weight) + (None, None)
+
+
+class NativeBatchNorm(Function):
+    """Normalise each channel (dim 1) with the given mean and var.
+
+    In training these are the batch's own statistics, so the gradient flows
+    through them; in eval they are the running averages, constants.
+    """
+    node_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, mean, var, training, eps):
+        a = x._array
+        ctx.dims = ctx.param_sum_dims = (0,) + tuple(range(2, a.ndim))
+        ctx.param_shape = (a.shape[1],) + (1,) * (a.ndim - 2)
+        ctx.training, ctx.eps = training, eps
+        ctx.save_for_backward(x, weight)
+        shape = ctx.param_shape
+        if not training:
+            ctx.mean, ctx.rstd = mean.reshape(shape), 1 / np.sqrt(var.reshape(shape) + eps)
+        return wrap(normalize_array(a, mean.reshape(shape), var.reshape(shape), eps, weight, bias, shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        if ctx.training:
+            grads = normalize_backward(ctx, grad, x, weight)
+        else:
+            grads = _frozen_stats_backward(ctx, grad, x, weight)
+        return grads + (None,) * 4
+
+
+def _frozen_stats_backward(ctx, grad, x, weight):
+    """With constant statistics the normalisation is affine: dx = grad * weight * rstd."""
+    rstd = wrap(ctx.rstd)
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    scale = rstd if weight is None else weight.reshape(ctx.param_shape) * rstd
+    xhat = (x - wrap(ctx.mean)) * rstd
+    return (grad * scale if need_x else None,
+            (grad * xhat).sum(ctx.param_sum_dims) if need_w else None,
+            grad.sum(ctx.param_sum_dims) if need_b else None)
+
+
+# ---- embedding ------------------------------------------------------------------
+class Embedding(Function):
+    """Row lookup ``weight[indices]``; backward adds each output row's gradient into its row."""
+    node_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx):
+        ctx.indices, ctx.padding_idx, ctx.num_weights = indices, padding_idx, weight.shape
+        return wrap(weight._array[indices])
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.padding_idx is not None:
+            grad = grad * wrap((ctx.indices != ctx.padding_idx)[..., None])
+        return IndexGrad.apply(grad, ctx.indices, ctx.num_weights), None, None

@@ -1,0 +1,185 @@
+"""torch.nn.functional: the stateless versions of the layers and losses.
+
+Modules hold parameters and call these; these check their arguments the way
+PyTorch does (same messages) and hand the work to a differentiable op.
+"""
+import warnings
+
+import numpy as np
+
+from .. import ops
+from ..creation import _generator
+from ..tensor import Tensor, wrap
+from . import _functions as fn
+
+
+# ---- activations ------------------------------------------------------------------
+def _maybe_inplace(op, input, inplace):
+    """``inplace=True`` overwrites ``input`` and records the op as an in-place one (ReLU(inplace=True))."""
+    return input._recorded_inplace(op) if inplace else op(input)
+
+
+def relu(input, inplace=False):
+    return _maybe_inplace(ops.relu, input, inplace)
+
+
+def tanh(input):
+    return ops.tanh(input)
+
+
+def sigmoid(input):
+    return ops.sigmoid(input)
+
+
+def silu(input, inplace=False):
+    return _maybe_inplace(fn.Silu.apply, input, inplace)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return fn.Gelu.apply(input, approximate)
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    """PyTorch's old guess for a missing ``dim``, with its deprecation warning."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+    return ops.softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return ops.log_softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1-p),
+    so the expected value is unchanged and eval mode can skip the layer.
+
+    The mask comes from chibigrad's global generator, so ``manual_seed``
+    (and checkpointing's RNG replay) reproduce it.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    keep = _generator[0].random(input.shape, dtype=np.float32) >= p
+    mask = keep.astype(input._array.dtype) * (1 / (1 - p) if p < 1 else 0)
+    return input._recorded_inplace(ops.mul, wrap(mask)) if inplace else input * wrap(mask)
+
+
+# ---- linear and embedding -------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: one AddmmBackward0 node for a batch of vectors."""
+    return ops.linear(input, weight, bias)
+
+
+def embedding(input, weight, padding_idx=None):
+    """Rows of ``weight`` picked by the integer tensor ``input``."""
+    if input.dtype.is_floating_point or input.dtype.name == "bool":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    idx = input._array
+    if idx.size and (idx.min() < -weight.shape[0] or idx.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return fn.Embedding.apply(weight, idx % weight.shape[0], padding_idx)
+
+
+# ---- normalization ------------------------------------------------------------------
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.ndim - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    return fn.NativeLayerNorm.apply(input, weight, bias, k, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalise each channel with the batch's statistics (training) or the running ones (eval).
+
+    In training the running averages, when given, move towards the batch's
+    mean and *unbiased* variance by ``momentum``, in place.
+    """
+    dims = (0,) + tuple(range(2, input.ndim))
+    x = input._array
+    if running_mean is not None and running_mean.numel() != input.shape[1]:
+        raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not {running_mean.numel()}")
+    if not training:
+        return fn.NativeBatchNorm.apply(input, weight, bias, running_mean._array, running_var._array, False, eps)
+    count = x.size // x.shape[1]
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    mean, var = x.mean(axis=dims), x.var(axis=dims)
+    if running_mean is not None:
+        _update_running(running_mean, mean, momentum)
+        _update_running(running_var, var * count / (count - 1), momentum)
+    return fn.NativeBatchNorm.apply(input, weight, bias, mean, var, True, eps)
+
+
+def _update_running(running, batch_value, momentum):
+    """running = (1 - momentum) * running + momentum * batch_value, in place (a buffer, not in any graph)."""
+    running._array *= 1 - momentum
+    running._array += momentum * batch_value
+    running._bump_version()
+
+
+# ---- losses -------------------------------------------------------------------------
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def mse_loss(input, target, reduction="mean"):
+    """Mean (or sum) of squared differences; warns when shapes differ, as broadcasting is then usually a bug."""
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=2)
+    _check_reduction(reduction)
+    _check_broadcastable(input, target)
+    return fn.MseLoss.apply(input, target, reduction)
+
+
+def _check_broadcastable(a, b):
+    """PyTorch's message for shapes that do not broadcast (counting dims from the right)."""
+    for i in range(1, min(a.ndim, b.ndim) + 1):
+        if a.shape[-i] != b.shape[-i] and 1 not in (a.shape[-i], b.shape[-i]):
+            raise RuntimeError(f"The size of tensor a ({a.shape[-i]}) must match the size of tensor b "
+                               f"({b.shape[-i]}) at non-singleton dimension {max(a.ndim, b.ndim) - i}")
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """``-input[i, target[i]]`` averaged (weighted by class ``weight``); ``input`` holds log-probabilities."""
+    if target.dtype.name not in ("int64", "uint8"):
+        scalar_type = target.type()[len("torch."):-len("Tensor")]  # torch.FloatTensor -> Float
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type}")
+    if input.ndim > 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    _check_reduction(reduction)
+    w = None if weight is None else weight._array
+    loss = fn.NllLoss2d if input.ndim > 2 else fn.NllLoss
+    return loss.apply(input, target._array.astype(np.int64), w, reduction, ignore_index)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """``nll_loss(log_softmax(input, 1), target)``: two nodes, NllLossBackward0 then LogSoftmaxBackward0.
+
+    Only class-index targets are implemented (not class probabilities or label smoothing).
+    """
+    if target.dtype.is_floating_point:
+        raise NotImplementedError("chibigrad's cross_entropy takes class indices; probability targets are not "
+                                  "implemented")
+    return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, ignore_index, reduction)

@@ -1,0 +1,82 @@
+"""Adam and AdamW: per-element step sizes from running averages of the gradient and its square."""
+import numpy as np
+
+from ..tensor import wrap
+from .optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    """PyTorch's update rule, on numpy arrays (step t counts from 1):
+
+        g = grad + weight_decay * param    (AdamW instead: param *= 1 - lr * weight_decay)
+        m = m + (1 - beta1) * (g - m)      (exp_avg.lerp_(g, 1 - beta1))
+        v = beta2 * v + (1 - beta2) * g * g
+        param -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+
+    The bias corrections undo m and v starting at zero. With ``amsgrad``,
+    v in the denominator is the largest v seen so far.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 maximize=False, decoupled_weight_decay=False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
+
+    def _update(self, param, grad, state, group):
+        if not state:
+            _init_state(state, param, group["amsgrad"])
+        lr, (beta1, beta2), eps, weight_decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if group["maximize"]:
+            grad = -grad
+        state["step"]._array += 1
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param *= 1 - lr * weight_decay
+            else:
+                grad = grad + weight_decay * param
+        m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
+        _lerp_(m, grad, 1 - beta1)
+        v *= beta2  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        v += (1 - beta2) * grad * grad
+        step = state["step"].item()
+        step_size = lr / (1 - beta1 ** step)
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        if group["amsgrad"]:
+            v = np.maximum(state["max_exp_avg_sq"]._array, v, out=state["max_exp_avg_sq"]._array)
+        denom = np.sqrt(v) / bias_correction2_sqrt + eps
+        param -= step_size * m / denom  # param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _init_state(state, param, amsgrad):
+    state["step"] = wrap(np.zeros((), dtype=np.float32))
+    state["exp_avg"] = wrap(np.zeros_like(param))
+    state["exp_avg_sq"] = wrap(np.zeros_like(param))
+    if amsgrad:
+        state["max_exp_avg_sq"] = wrap(np.zeros_like(param))
+
+
+def _lerp_(start, end, weight):
+    """``start += weight * (end - start)`` in place, evaluated as PyTorch's lerp does for each half of weight."""
+    if weight < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: shrink the weights directly instead of adding to the gradient
+    (so the decay is not rescaled by Adam's per-element step size)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         decoupled_weight_decay=True)

@@ -1,0 +1,142 @@
+"""Optimizer: the base class that keeps parameter groups and per-parameter state.
+
+``param_groups`` is a list of dicts, each with its ``params`` and its own
+hyper-parameters (so different layers can have different learning rates);
+``state`` maps each parameter to what the method remembers between steps
+(momentum buffers, Adam's moment estimates).
+"""
+import collections
+import itertools
+
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..tensor import Tensor
+
+
+class _RequiredParameter:
+    """Marks a hyper-parameter every group must give (no default)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = collections.defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {params.type()}")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters, filling in missing hyper-parameters from the defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        param_group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        if any(id(p) in seen for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        """Forget the gradients before the next backward (else they add up).
+
+        ``set_to_none=True`` drops the tensors: no memory, no work, and
+        ``p.grad is None`` until the next backward.
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.detach_()
+                    with no_grad():
+                        p.grad.zero_()
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; ``closure`` re-evaluates the loss if given.
+
+        Subclasses implement ``_update(param, grad, state, group)`` on numpy
+        arrays: the update is not part of any graph, and working in place on
+        the arrays keeps a training step as fast as hand-written numpy.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                self._update(p._array, grad._array, self.state[p], group)
+                p._bump_version()  # an in-place change, as param.add_() is in PyTorch
+        return loss
+
+    def _update(self, param, grad, state, group):
+        raise NotImplementedError
+
+    # ---- saving and loading ---------------------------------------------------
+    def state_dict(self):
+        """State and groups with parameters replaced by their position (0, 1, ...), so it can be saved."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore hyper-parameters and state (copied) from ``state_dict``, matching parameters by position."""
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        params = dict(zip(itertools.chain.from_iterable(s["params"] for s in saved_groups),
+                          itertools.chain.from_iterable(g["params"] for g in self.param_groups)))
+        self.state = collections.defaultdict(dict)
+        for index, state in state_dict["state"].items():
+            self.state[params[index]] = {k: _copied(v) for k, v in state.items()}
+        for group, saved in zip(self.param_groups, saved_groups):
+            group.update({k: v for k, v in saved.items() if k != "params"})
+
+    def __repr__(self):
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group) if key != "params")
+        return text + ")"
+
+
+def _copied(value):
+    """A tensor in loaded state gets its own copy, so two optimizers never share a buffer."""
+    return value.detach().clone() if isinstance(value, Tensor) else value
