@@ -83,7 +83,9 @@ def result_type(*operands):
 
 
 def _higher(a, b):
-    """True when dtype a is the promoted type of a and b."""
+    """True when dtype a is the promoted type of a and b (a float beats any integer)."""
+    if a.category != b.category:
+        return a.category > b.category
     return from_numpy_dtype(np.promote_types(a.np_type, b.np_type)) is a and a is not b
 
 

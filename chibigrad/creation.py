@@ -172,8 +172,8 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
-    if high is None:
-        low, high = 0, low
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
     return _finish(_generator[0].integers(low, high, size=tuple(size)), dtype or _dtype.int64, requires_grad)
 
 

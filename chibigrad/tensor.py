@@ -471,7 +471,8 @@ class Tensor:
         return self._recorded_inplace(Fill.apply, value)
 
     def zero_(self):
-        return self.fill_(0)
+        from .ops.pointwise import Zero
+        return self._recorded_inplace(Zero.apply, 0)
 
     def _accumulate_(self, grad):
         """``self += grad`` for gradient accumulation (never recorded)."""

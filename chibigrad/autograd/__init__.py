@@ -3,6 +3,8 @@
 ``backward`` adds gradients into leaves' ``.grad``; ``grad`` returns them
 instead. Both check their arguments, then hand the graph to the engine.
 """
+import warnings
+
 from . import engine, grad_mode
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
@@ -16,7 +18,9 @@ def _make_grads(outputs, grad_outputs):
     from ..creation import ones_like
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
+        if g is None and not out.requires_grad:
+            pass  # _roots reports it: "element i of tensors does not require grad ..."
+        elif g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
@@ -56,12 +60,29 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _create_graph_warned:
+        _warn_create_graph()
     inputs = _as_tuple(inputs)
     targets = None
     if inputs:
         targets = [t._gradient_edge() for t in inputs]
         _retain_non_leaf_inputs(inputs)
     engine.execute(_roots(tensors, grads), retain_graph, create_graph, targets, accumulate=True)
+
+
+_create_graph_warned = False
+
+
+def _warn_create_graph():
+    """PyTorch warns once per process (TORCH_WARN_ONCE) that .grad would keep its own graph alive."""
+    global _create_graph_warned
+    _create_graph_warned = True
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+        "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+        "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+        "to None after use to break the cycle and avoid the leak. (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)", UserWarning, stacklevel=3)
 
 
 def _retain_non_leaf_inputs(inputs):
@@ -85,10 +106,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     edges = [t._gradient_edge() for t in inputs]
     captured = engine.execute(_roots(outputs, grad_outputs), retain_graph, create_graph, edges, accumulate=False)
     result = []
-    for t, edge in zip(inputs, edges):
+    for i, (t, edge) in enumerate(zip(inputs, edges)):
         g = captured.get(edge)
         if g is None and not allow_unused:
-            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                                "Set allow_unused=True if this is the desired behavior.")
         if g is None and materialize_grads:
             from ..creation import zeros_like

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..tensor import Tensor, wrap
 from . import linalg, pointwise as pw, reduction as red, shape as sh
+from ..autograd.node import _TYPE_NAMES
 from ._util import operand
 from .linalg import bmm, linear, matmul, mm
 from .pointwise import where
@@ -87,7 +88,7 @@ def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001
 def mean(a, dim=None, keepdim=False):
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {a.dtype.name.capitalize()}")
+                           f"or complex dtype. Got: {_TYPE_NAMES[a.dtype.name][:-len('Tensor')]}")
     return (red.MeanAll if dim is None else red.MeanDim).apply(a, dim, keepdim)
 
 

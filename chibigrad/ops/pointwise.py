@@ -9,6 +9,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import wrap
+from .._dtype import result_type
 from ._util import arrays, float_array, save_needed
 
 
@@ -144,7 +145,8 @@ class RPow(Function):
 
     @staticmethod
     def forward(ctx, base, a):
-        out = wrap(np.power(np.asarray(base, dtype=float_array(a).dtype), float_array(a)))
+        dt = result_type(a, base).np_type  # 2 ** int tensor stays an int tensor
+        out = wrap(np.power(np.asarray(base, dtype=dt), a._array.astype(dt, copy=False)))
         ctx.save_for_backward(out)
         ctx.log_base = float(np.log(base))
         return out
@@ -324,20 +326,20 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx, condition, a, b):
-        ctx.condition = condition
+        ctx.condition = condition  # a bool array, not a Tensor: no graph edge, as in PyTorch
         x, y = arrays(a, b)
-        return wrap(np.where(condition._array, x, y))
+        return wrap(np.where(condition, x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        zero = grad.new_zeros(())
-        return None, where(ctx.condition, grad, zero), where(ctx.condition, zero, grad)
+        zero, condition = grad.new_zeros(()), wrap(ctx.condition)
+        return None, where(condition, grad, zero), where(condition, zero, grad)
 
 
 def where(condition, a, b):
     from ._util import operand
     a = operand(a, b if hasattr(b, "dtype") else wrap(np.asarray(0.0, dtype=np.float32)))
-    return Where.apply(condition, a, operand(b, a))
+    return Where.apply(np.asarray(getattr(condition, "_array", condition)), a, operand(b, a))
 
 
 class Maximum(Function):
@@ -463,7 +465,7 @@ class Copy(Function):
 
 
 class Fill(Function):
-    node_name = "FillBackward0"
+    node_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx, dst, value):
@@ -473,3 +475,7 @@ class Fill(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0, None
+
+
+class Zero(Fill):
+    node_name = "ZeroBackward0"

@@ -1,0 +1,34 @@
+# In-place on a leaf that requires grad: an error, except under no_grad.
+import torch
+
+
+def attempt(label, fn):
+    try:
+        fn()
+        print(label, "ok")
+    except Exception as e:
+        print(label, type(e).__name__, "|", e)
+
+
+x = torch.tensor([1., 2.], requires_grad=True)
+attempt("add_", lambda: x.add_(1))
+attempt("zero_", lambda: x.zero_())
+attempt("iadd", lambda: x.__iadd__(1))
+attempt("mul_", lambda: x.mul_(2))
+attempt("fill_", lambda: x.fill_(2))
+attempt("copy_", lambda: x.copy_(torch.ones(2)))
+attempt("clamp_", lambda: x.clamp_(0, 1))
+attempt("data.add_", lambda: x.data.add_(1))
+print(x, x._version)
+with torch.no_grad():
+    x.add_(1)
+    x.mul_(2)
+    x[0] = 0.5
+print(x, x.is_leaf, x.grad_fn, x.requires_grad, x._version)
+(x * x).sum().backward()
+print(x.grad)
+with torch.no_grad():
+    x -= 0.1 * x.grad
+print(x, x.is_leaf)
+x.grad.zero_()
+print(x.grad)

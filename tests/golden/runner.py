@@ -1,0 +1,96 @@
+"""Run one golden program and print what it shows, normalised for comparison.
+
+    python tests/golden/runner.py [--chibigrad] [--json] PROGRAM.py ...
+
+The same runner records PyTorch's output (``scripts/record_goldens.py``, run
+with a Python that has torch) and checks chibigrad's (``tests/test_golden.py``,
+with ``--chibigrad``, which makes ``import torch`` load chibigrad). Warnings
+are printed where they are raised, as ``[warning] Category: text``; an
+exception that escapes the program ends it with ``[raises] Type: text``.
+Memory addresses become ``0xADDR``. With ``--json`` the outputs of several
+programs (each run in a fresh namespace) are printed as one JSON object
+``{name: output}``, so one interpreter serves the whole golden suite.
+"""
+import importlib
+import io
+import json
+import os
+import re
+import sys
+import traceback
+import warnings
+
+# torch module name -> chibigrad module name, for ``--chibigrad``
+ALIASES = {
+    "torch": "chibigrad",
+    "torch.autograd": "chibigrad.autograd",
+    "torch.nn": "chibigrad.nn",
+    "torch.nn.functional": "chibigrad.nn.functional",
+    "torch.optim": "chibigrad.optim",
+    "torch.utils": "chibigrad.utils",
+    "torch.utils.checkpoint": "chibigrad.utils.checkpoint",
+    "torch.utils.data": "chibigrad.utils.data",
+}
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def normalise(text):
+    """Addresses vary run to run; everything else must match exactly."""
+    return _ADDRESS.sub("0xADDR", text)
+
+
+def alias_chibigrad_as_torch():
+    """Point ``torch`` and its submodules at chibigrad's (those that exist)."""
+    for torch_name, chibi_name in ALIASES.items():
+        try:
+            module = importlib.import_module(chibi_name)
+        except ImportError:
+            continue
+        sys.modules[torch_name] = module
+        parent, _, child = torch_name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, module)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"[warning] {category.__name__}: {message}")
+
+
+def run(path):
+    """Execute the program at ``path``; return its normalised output."""
+    out = io.StringIO()
+    real_stdout = sys.stdout
+    sys.stdout = out
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = _show_warning
+            with open(path) as f:
+                code = compile(f.read(), path, "exec")
+            try:
+                exec(code, {"__name__": "__main__", "__file__": path})
+            except Exception as err:  # the program's own uncaught error is part of its output
+                print(f"[raises] {type(err).__name__}: {err}")
+    finally:
+        sys.stdout = real_stdout
+    return normalise(out.getvalue())
+
+
+def main(argv):
+    if "--chibigrad" in argv:
+        alias_chibigrad_as_torch()
+    paths = [a for a in argv if not a.startswith("--")]
+    if "--json" in argv:
+        outputs = {os.path.splitext(os.path.basename(p))[0]: run(p) for p in paths}
+        sys.stdout.write(json.dumps(outputs))
+    else:
+        sys.stdout.write("".join(run(p) for p in paths))
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except Exception:
+        traceback.print_exc()
+        sys.exit(2)
