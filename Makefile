@@ -35,8 +35,20 @@ test: $(STAMP)
 
 # The book executes its pages (cached in _build/.jupyter_cache); warnings are errors.
 # JUPYTER_PATH makes the notebooks run on this venv's python3 kernel.
-book: $(STAMP)
-	JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" $(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going $(BOOK_ARGS)
+# Sphinx re-reads only changed pages, so a failed build forgets its environment
+# (otherwise the next build would skip the failing page and pass); a build that
+# passed touches _build/.book-built (tests/test_book_browser.py rebuilds when stale).
+book: $(STAMP) _build/.chibigrad-stamp
+	rm -f _build/.book-built
+	JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" $(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going $(BOOK_ARGS) \
+		|| { rm -f _build/.doctrees/environment.pickle; exit 1; }
+	touch _build/.book-built
+
+# Pages run chibigrad, but jupyter-cache keys a page on its own code only: when
+# chibigrad changes, drop the cache and the environment so every page runs again.
+_build/.chibigrad-stamp: $(shell find chibigrad -name '*.py')
+	rm -rf _build/.jupyter_cache _build/.doctrees
+	mkdir -p _build && touch $@
 
 clean:
 	rm -rf _build

@@ -1,0 +1,216 @@
+"""The built book, opened in a real browser: every page renders, offline.
+
+Builds the book with `make book` when `_build/html` is missing or older than its
+sources, serves it on 127.0.0.1 and opens every page of `_toc.yml` in headless
+Chromium (Debian's package, driven by Playwright). A page passes when it logs no
+console error, every request it makes succeeds and stays on this machine, every
+image and inline SVG is there, and its math was typeset by the bundled MathJax.
+The search page must find a page. Screenshots land in `_build/screenshots/`.
+"""
+
+import functools
+import http.server
+import re
+import subprocess
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.book
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+BUILT = ROOT / "_build" / ".book-built"  # touched by `make book` after a build that passed
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+# The flags this offline machine needs (see the environment notes); Playwright adds
+# --headless, --no-sandbox and a fresh profile folder of its own.
+CHROMIUM_ARGS = [
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+# What the book is built from: a change to any of these makes `_build/html` stale.
+SOURCES = ["_config.yml", "_toc.yml", "requirements.txt", "Makefile", "book", "_ext", "chibigrad"]
+
+
+def toc_pages():
+    """The pages of _toc.yml in reading order, as paths without suffix."""
+    def walk(entry):
+        if isinstance(entry, dict):
+            for key in ("root", "file"):
+                if key in entry:
+                    yield entry[key]
+            for value in entry.values():
+                if isinstance(value, (list, dict)):
+                    yield from walk(value)
+        elif isinstance(entry, list):
+            for item in entry:
+                yield from walk(item)
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [re.sub(r"\.(md|ipynb)$", "", page) for page in walk(toc)]
+
+
+def newest_source_mtime():
+    times = []
+    for name in SOURCES:
+        path = ROOT / name
+        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+        times += [p.stat().st_mtime for p in files]
+    return max(times)
+
+
+@pytest.fixture(scope="module")
+def site():
+    """Build the book if needed and serve it on an ephemeral localhost port."""
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium not installed: apt-get install -y chromium (CI installs it in .ci/run)")
+    pytest.importorskip("playwright", reason="playwright is pinned in requirements.txt: run through `make test`")
+    if not BUILT.exists() or BUILT.stat().st_mtime < newest_source_mtime():
+        build = subprocess.run(["make", "book"], cwd=ROOT, capture_output=True, text=True)
+        assert build.returncode == 0, f"`make book` failed:\n{(build.stdout + build.stderr)[-6000:]}"
+
+    handler = functools.partial(QuietHandler, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class PageLog:
+    """Everything a page reported while it loaded."""
+
+    def __init__(self, page):
+        self.errors, self.failed, self.external = [], [], []
+        page.on("console", lambda msg: msg.type == "error" and self.errors.append(f"{msg.text} at {msg.location}"))
+        page.on("pageerror", lambda exc: self.errors.append(f"uncaught: {exc}"))
+        page.on("requestfailed", self._request_failed)
+        page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.status} {r.url}"))
+        # Any request off this machine is recorded and never sent.
+        page.route("**/*", self._only_local)
+
+    def _only_local(self, route):
+        url = route.request.url
+        if urlsplit(url).scheme in ("http", "https") and urlsplit(url).hostname not in LOCAL_HOSTS:
+            self.external.append(url)
+            route.abort("blockedbyclient")
+        else:
+            route.continue_()
+
+    def _request_failed(self, request):
+        if request.url not in self.external:
+            self.failed.append(f"{request.failure} {request.url}")
+
+    def assert_clean(self):
+        assert not self.external, f"requests leaving the machine: {self.external}"
+        assert not self.failed, f"failed requests: {self.failed}"
+        assert not self.errors, f"console errors: {self.errors}"
+
+
+def open_page(browser, url):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log = PageLog(page)
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    return page, log
+
+
+# Typesetting is done when MathJax's startup promise settles; a page with no math
+# element never loads MathJax (Sphinx adds it only where math occurs).
+WAIT_FOR_MATHJAX = """async () => {
+    if (!document.querySelector('.math')) return;
+    for (let i = 0; i < 300 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
+        await new Promise(r => setTimeout(r, 100));
+    await MathJax.startup.promise;
+}"""
+
+IMAGES_LOADED = """async () => {
+    const images = Array.from(document.images);
+    images.forEach(img => { img.loading = 'eager'; });
+    await Promise.all(images.map(img => img.complete ? null : new Promise(r => {
+        img.addEventListener('load', r); img.addEventListener('error', r); })));
+    return images.filter(img => img.naturalWidth === 0).map(img => img.currentSrc || img.src);
+}"""
+
+# Inline SVGs in the page's content (not the theme's icons) must have drawn something.
+EMPTY_SVGS = """() => Array.from(document.querySelectorAll('article svg'))
+    .filter(svg => !svg.closest('button, .headerlink, .fa, [class*="icon"]'))
+    .filter(svg => svg.childElementCount === 0)
+    .map(svg => svg.outerHTML.slice(0, 120))"""
+
+
+@pytest.mark.parametrize("page_name", toc_pages())
+def test_page_renders_offline(browser, site, page_name):
+    page, log = open_page(browser, f"{site}/{page_name}.html")
+    try:
+        page.evaluate(WAIT_FOR_MATHJAX)
+        broken_images = page.evaluate(IMAGES_LOADED)
+        empty_svgs = page.evaluate(EMPTY_SVGS)
+        math = page.locator("article .math").count()
+        typeset = page.locator("article .math mjx-container").count()
+        math_errors = page.locator("mjx-merror").count()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SCREENSHOTS / f"{page_name.removeprefix('book/').replace('/', '-')}.png", full_page=True)
+
+        log.assert_clean()
+        assert not broken_images, f"images that did not load: {broken_images}"
+        assert not empty_svgs, f"empty inline SVGs: {empty_svgs}"
+        assert typeset == math, f"{typeset} of {math} math elements typeset by MathJax"
+        assert not math_errors, f"{math_errors} formulas MathJax could not typeset"
+    finally:
+        page.close()
+
+
+def test_root_page_has_inline_and_display_math(browser, site):
+    # Keeps the math checks above exercised: book/intro.md has both kinds.
+    page, log = open_page(browser, f"{site}/{toc_pages()[0]}.html")
+    try:
+        page.evaluate(WAIT_FOR_MATHJAX)
+        assert page.locator("article span.math mjx-container").count() >= 1, "no inline math typeset"
+        assert page.locator("article div.math mjx-container[display='true']").count() >= 1, "no display math typeset"
+        log.assert_clean()
+    finally:
+        page.close()
+
+
+def test_search_finds_the_root_page(browser, site):
+    root = toc_pages()[0]
+    page, _ = open_page(browser, f"{site}/{root}.html")
+    title = page.locator("article h1").first.inner_text()
+    page.close()
+    word = max(re.findall(r"[A-Za-z]{4,}", title), key=len)
+    page, log = open_page(browser, f"{site}/search.html?q={word}")
+    try:
+        page.wait_for_selector("#search-results ul.search li", timeout=30_000)
+        links = page.eval_on_selector_all("#search-results ul.search li a", "links => links.map(a => a.href)")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SCREENSHOTS / "search.png", full_page=True)
+        assert any(f"{root}.html" in link for link in links), f"searching {word!r} found {links}"
+        log.assert_clean()
+    finally:
+        page.close()
