@@ -3,6 +3,7 @@ import torch
 
 a = torch.tensor([[0.5, -1.0, 2.0, 1.5], [-0.3, 0.8, -2.2, 0.1], [1.2, -0.7, 0.4, -1.9]], requires_grad=True)
 b = torch.tensor([[1.0, 2.0, -0.5, 0.3], [0.7, -1.1, 0.9, 2.0], [-0.4, 0.6, 1.3, -0.8]], requires_grad=True)
+p = torch.tensor([[0.5, 1.0, 2.0, 1.5], [0.3, 0.8, 2.2, 0.1], [1.2, 0.7, 0.4, 1.9]], requires_grad=True)
 v = torch.tensor([1.0, -2.0, 0.5, 3.0], requires_grad=True)
 w = torch.tensor([0.5, 0.25, -1.0, 2.0], requires_grad=True)
 m = torch.ones(4, 5, requires_grad=True)
@@ -12,9 +13,9 @@ mask = a.detach() > 0
 exprs = {
     "a+b": lambda: a + b, "a-b": lambda: a - b, "a*b": lambda: a * b, "a/b": lambda: a / b,
     "a+1": lambda: a + 1, "2*a": lambda: 2 * a, "a/2": lambda: a / 2, "10-a": lambda: 10 - a,
-    "1/a": lambda: 1 / a, "2**a": lambda: 2 ** a, "a**2": lambda: a ** 2, "a**b": lambda: a ** b,
-    "a**0.5": lambda: a ** 0.5, "-a": lambda: -a, "a.pow(3)": lambda: a.pow(3), "torch.pow(a, 2)": lambda: torch.pow(a, 2),
-    "a.exp()": lambda: a.exp(), "a.log()": lambda: a.log(), "a.sqrt()": lambda: a.sqrt(),
+    "1/a": lambda: 1 / a, "2**a": lambda: 2 ** a, "a**2": lambda: a ** 2, "p**b": lambda: p ** b,
+    "p**0.5": lambda: p ** 0.5, "-a": lambda: -a, "a.pow(3)": lambda: a.pow(3), "torch.pow(a, 2)": lambda: torch.pow(a, 2),
+    "a.exp()": lambda: a.exp(), "p.log()": lambda: p.log(), "p.sqrt()": lambda: p.sqrt(),
     "a.abs()": lambda: a.abs(), "a.sin()": lambda: a.sin(), "a.cos()": lambda: a.cos(),
     "a.tanh()": lambda: a.tanh(), "a.sigmoid()": lambda: a.sigmoid(), "torch.sigmoid(a)": lambda: torch.sigmoid(a),
     "a.relu()": lambda: a.relu(), "torch.relu(a)": lambda: torch.relu(a),

@@ -1,0 +1,18 @@
+"""torch.return_types: the named pairs that ``max(dim)`` and ``min(dim)`` return.
+
+They are tuples (``values, indices = x.max(1)`` works) whose fields also have
+names (``x.max(1).values``), printed as PyTorch prints them.
+"""
+import collections
+
+
+def _pair(name):
+    def __repr__(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    base = collections.namedtuple(name, ["values", "indices"])
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": __name__})
+
+
+max = _pair("max")  # noqa: A001 - PyTorch's name
+min = _pair("min")  # noqa: A001
