@@ -5,6 +5,8 @@ Random numbers come from one global numpy Generator seeded by
 checkpointing needs to replay dropout exactly. (The numbers differ from
 PyTorch's: only the API and the distributions match.)
 """
+import warnings
+
 import numpy as np
 
 from . import _dtype
@@ -38,9 +40,12 @@ def _infer_dtype(data):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a copy of ``data``."""
     if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
         array = data._array.copy()
-    elif isinstance(data, np.ndarray):
-        array = data.copy()
+    elif isinstance(data, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
+        array = np.array(data)
         from_numpy_dtype(array.dtype)
     else:
         array = np.array(_unwrap(data))

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..tensor import Tensor, wrap
 from . import linalg, pointwise as pw, reduction as red, shape as sh
-from .. import return_types
+from .. import return_types as _return_types
 from ..autograd.node import _TYPE_NAMES
 from ._util import operand
 from .linalg import bmm, linear, matmul, mm
@@ -96,13 +96,13 @@ def mean(a, dim=None, keepdim=False):
 def max(a, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
         return maximum(a, dim)
-    return red.MaxAll.apply(a) if dim is None else return_types.max(*red.MaxDim.apply(a, dim, keepdim))
+    return red.MaxAll.apply(a) if dim is None else _return_types.max(*red.MaxDim.apply(a, dim, keepdim))
 
 
 def min(a, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
         return minimum(a, dim)
-    return red.MinAll.apply(a) if dim is None else return_types.min(*red.MinDim.apply(a, dim, keepdim))
+    return red.MinAll.apply(a) if dim is None else _return_types.min(*red.MinDim.apply(a, dim, keepdim))
 
 
 def amax(a, dim=(), keepdim=False):

@@ -57,3 +57,6 @@ try:
 except RuntimeError as e:
     print(e)
 print(torch.tensor([1., 2.]).is_floating_point(), torch.tensor([1]).is_floating_point(), x.is_contiguous())
+print(torch.tensor(np.float64(1.)).dtype, torch.tensor(np.int32(1)).dtype, torch.tensor(np.bool_(True)).dtype)
+print(torch.tensor(g))
+print(torch.tensor([torch.tensor(1.), torch.tensor(2.)]))
