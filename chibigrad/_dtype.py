@@ -69,7 +69,7 @@ def result_type(*operands):
     """
     best = [None, None, None]  # per priority level: dims>0, zero-dim, scalar
     for op in operands:
-        if hasattr(op, "dtype"):
+        if hasattr(op, "dtype") and not isinstance(op, np.generic):  # numpy scalars promote like Python numbers
             level, dt = (0 if op.ndim else 1), op.dtype
         else:
             level, dt = 2, _DEFAULT_FOR_CATEGORY[scalar_category(op)]

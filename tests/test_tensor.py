@@ -295,6 +295,8 @@ i32 = torch.tensor([1, 2], dtype=torch.int32)
     (lambda: torch.cat([f32, f64]), torch.float64), (lambda: f32.sum(), torch.float32),
     (lambda: i64.sum(), torch.int64), (lambda: b.sum(), torch.int64), (lambda: i32.sum(), torch.int64),
     (lambda: i64.exp(), torch.float32), (lambda: i64.sqrt(), torch.float32), (lambda: f32 == i64, torch.bool),
+    (lambda: f32 * np.float64(2), torch.float32), (lambda: np.float64(2) * f32, torch.float32),
+    (lambda: i64 * np.float64(2.5), torch.float32), (lambda: i32 + np.int64(1), torch.int32),
 ])
 def test_type_promotion(expr, dtype):
     assert expr().dtype is dtype
