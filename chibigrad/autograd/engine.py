@@ -45,7 +45,7 @@ def topological_order(roots):
 
 def _count_dependencies(roots):
     """How many edges point at each node, found with an explicit stack."""
-    deps, stack, seen = {}, list(roots), set(roots)
+    deps, stack, seen = {}, list(dict.fromkeys(roots)), set(roots)  # a root given twice is walked once
     while stack:
         for nxt, _ in stack.pop().next_functions:
             if nxt is None:
