@@ -130,7 +130,8 @@ class Addmm(Function):
 def linear(x, weight, bias=None):
     """``x @ weight.T + bias`` (PyTorch's F.linear)."""
     if x.ndim == 2:
-        _check_inner(x, weight.mT, -2)
+        if x.shape[1] != weight.shape[-1]:
+            _check_inner(x, weight.mT, -2)  # raises PyTorch's message (weight.mT would be a recorded node)
         return Addmm.apply(bias, x, weight)
     out = matmul(x, weight.mT)
     return out if bias is None else out + bias
