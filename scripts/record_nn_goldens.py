@@ -248,6 +248,7 @@ ERROR_SNIPPETS = [
     "nn.Sequential(nn.Linear(2, 2)).load_state_dict({'0.weight': torch.zeros(2, 2), 'x': torch.zeros(1)})",
     "m = nn.Linear(2, 2); m.weight = torch.zeros(2, 2)",
     "nn.Module()(torch.zeros(1))",
+    "nn.Linear(3, 2)(torch.zeros(4, 5))",
     "F.cross_entropy(torch.zeros(4, 5), torch.tensor([1, 0, 5, 2]))",
     "F.cross_entropy(torch.zeros(4, 5), torch.tensor([1, 0, 4]))",
     "F.nll_loss(torch.zeros(4, 5), torch.tensor([1., 0., 4., 2.]))",

@@ -150,28 +150,50 @@ class NllLoss(Function):
 
     @staticmethod
     def forward(ctx, logp, target, weight, reduction, ignore_index):
-        x, t = logp._array, target
-        if x.ndim == 1:  # a single sample without a batch dim
-            x, t = x[None], t[None]
+        x, t = _samples_by_classes(logp._array, target)
         keep = t != ignore_index
         t = np.where(keep, t, 0)
-        _check_targets(t[keep], x.shape[1])
+        _check_targets(t, keep, x.shape[1])
         w = keep.astype(x.dtype) if weight is None else weight[t] * keep
-        losses = -w * np.take_along_axis(x, t[:, None], axis=1).squeeze(1)
+        rows = np.arange(len(t))
+        losses = -w * x[rows, t]
         total = w.sum()
-        ctx.in_shape, ctx.batched_shape, ctx.index, ctx.reduction = logp.shape, x.shape, t, reduction
         with np.errstate(invalid="ignore", divide="ignore"):
             ctx.scale = -w / total if reduction == "mean" else -w
             out = losses.sum() / total if reduction == "mean" else reduce_array(losses, reduction)
-        return wrap(np.asarray(out, dtype=x.dtype).reshape(() if logp.ndim == 1 else np.shape(out)))
+        ctx.logp_shape, ctx.rows, ctx.targets, ctx.reduction = logp.shape, rows, t, reduction
+        if reduction == "none":
+            out = out.reshape(target.shape)
+        return wrap(np.asarray(out, dtype=x.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        coeff = np.zeros(ctx.batched_shape, dtype=ctx.scale.dtype)
-        np.put_along_axis(coeff, ctx.index[:, None], ctx.scale[:, None], axis=1)
+        coeff = np.zeros((len(ctx.rows), ctx.logp_shape[1 if len(ctx.logp_shape) > 1 else 0]), ctx.scale.dtype)
+        coeff[ctx.rows, ctx.targets] = ctx.scale
         if ctx.reduction == "none" and grad.ndim > 0:
             grad = grad.unsqueeze(1)
-        return grad * wrap(coeff.reshape(ctx.in_shape)), None, None, None, None
+        return grad * wrap(_back_to_layout(coeff, ctx.logp_shape)), None, None, None, None
+
+
+def _samples_by_classes(x, target):
+    """``x`` as a (samples, classes) matrix and ``target`` as a vector, whatever the layout.
+
+    Inputs may be (C,) for one sample, (N, C), or (N, C, d1, ...) with one
+    class dimension per position: the class dim moves last, the rest flatten.
+    """
+    if x.ndim == 2:
+        return x, target
+    if x.ndim == 1:
+        return x[None], target.reshape(1)
+    return np.moveaxis(x, 1, -1).reshape(-1, x.shape[1]), target.reshape(-1)
+
+
+def _back_to_layout(matrix, shape):
+    """Undo ``_samples_by_classes`` for an array of the same size as the input."""
+    if len(shape) <= 2:
+        return matrix.reshape(shape)
+    moved = (shape[0],) + tuple(shape[2:]) + (shape[1],)
+    return np.moveaxis(matrix.reshape(moved), -1, 1)
 
 
 class NllLoss2d(NllLoss):
@@ -179,9 +201,10 @@ class NllLoss2d(NllLoss):
     node_name = "NllLoss2DBackward0"
 
 
-def _check_targets(classes, num_classes):
-    bad = classes[(classes < 0) | (classes >= num_classes)]
-    if bad.size:
+def _check_targets(targets, keep, num_classes):
+    """PyTorch's error for the first class index outside [0, num_classes) that is not ignored."""
+    if targets.min(initial=0) < 0 or targets.max(initial=0) >= num_classes:
+        bad = targets[keep & ((targets < 0) | (targets >= num_classes))]
         raise IndexError(f"Target {bad[0]} is out of bounds.")
 
 

@@ -1,0 +1,183 @@
+"""chibigrad.optim and gradient clipping against PyTorch's recorded numbers
+(tests/fixtures/nn_goldens.json, made by scripts/record_nn_goldens.py), plus optimizer mechanics."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import chibigrad as torch
+import chibigrad.nn as nn
+from chibigrad import optim
+from test_nn import GOLDENS, assert_same_outcome
+
+NAMESPACE = dict(torch=torch, nn=nn, optim=optim)
+TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-10, atol=1e-12)}
+
+
+def det(shape, k=0, scale=1.0):
+    """The recording script's inputs: sin(0.731 i + k) * scale."""
+    n = int(np.prod(shape))
+    return (np.sin(np.arange(n) * 0.731 + k) * scale).reshape(shape)
+
+
+def optim_problem(dtype):
+    W = torch.tensor(det((3, 4), 1, 0.5), dtype=dtype, requires_grad=True)
+    b = torch.tensor(det((3,), 2, 0.5), dtype=dtype, requires_grad=True)
+    X = torch.tensor(det((5, 4), 3), dtype=dtype)
+    Y = torch.tensor(det((5, 3), 4), dtype=dtype)
+    return [W, b], X, Y
+
+
+@pytest.mark.parametrize("case", GOLDENS["optim"], ids=lambda c: f"{c['name']}-{c['dtype']}")
+def test_optimizer_steps_match_torch(case):
+    dtype = getattr(torch, case["dtype"])
+    params, X, Y = optim_problem(dtype)
+    opt = eval(case["ctor"], dict(NAMESPACE, params=params))
+    sched = eval(case["sched"], dict(NAMESPACE, opt=opt)) if case["sched"] else None
+    tol = TOL[case["dtype"]]
+    for step, expected in enumerate(case["params"]):
+        opt.zero_grad()
+        loss = ((X @ params[0].T + params[1] - Y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+            assert sched.get_last_lr() == pytest.approx(case["lrs"][step], rel=1e-12)
+        np.testing.assert_allclose(loss.item(), case["losses"][step], **tol)
+        for p, values in zip(params, expected):
+            np.testing.assert_allclose(p.detach().numpy(), values, **tol)
+    for i, p in enumerate(params):
+        state = opt.state[p]
+        assert state.keys() == case["state"][str(i)].keys()
+        for key, value in case["state"][str(i)].items():
+            np.testing.assert_allclose(np.asarray(state[key].tolist()), value, **tol)
+
+
+@pytest.mark.parametrize("case", GOLDENS["clip"], ids=lambda c: f"{c['name']}-{c['dtype']}")
+def test_clipping_matches_torch(case):
+    dtype = getattr(torch, case["dtype"])
+    params = [torch.zeros(3, 4, dtype=dtype, requires_grad=True), torch.zeros(3, dtype=dtype, requires_grad=True),
+              torch.zeros(2, dtype=dtype, requires_grad=True)]
+    for p, grad in zip(params, case["grads_before"]):
+        p.grad = torch.tensor(grad, dtype=dtype)
+    result = eval(case["call"], dict(NAMESPACE, params=params))
+    tol = TOL[case["dtype"]]
+    if case["result"] is None:
+        assert result is None
+    else:
+        np.testing.assert_allclose(result.item(), case["result"], **tol)
+        assert str(result.dtype) == case["result_dtype"]
+    for p, expected in zip(params, case["grads_after"]):
+        np.testing.assert_allclose(p.grad.numpy(), expected, **tol)
+    assert params[2].grad is None
+
+
+OPTIM_ERRORS = [e for e in GOLDENS["errors"] if "optim." in e["code"] or "clip_grad" in e["code"]]
+
+
+@pytest.mark.parametrize("case", OPTIM_ERRORS, ids=lambda c: c["code"][:60])
+def test_error_matches_torch(case):
+    assert_same_outcome(case)
+
+
+# ---- mechanics ----------------------------------------------------------------------------
+def train(opt, params, X, Y, steps):
+    for _ in range(steps):
+        opt.zero_grad()
+        ((X @ params[0].T + params[1] - Y) ** 2).mean().backward()
+        opt.step()
+
+
+@pytest.mark.parametrize("make", [lambda p: optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
+                                  lambda p: optim.Adam(p, lr=0.05, amsgrad=True),
+                                  lambda p: optim.AdamW(p, lr=0.05)], ids=["sgd", "adam", "adamw"])
+def test_state_dict_resumes_exactly(make):
+    params, X, Y = optim_problem(torch.float64)
+    opt = make(params)
+    train(opt, params, X, Y, 3)
+    saved = opt.state_dict()
+    assert saved["param_groups"][0]["params"] == [0, 1]
+    copies = [p.detach().clone().requires_grad_() for p in params]
+    resumed = make(copies)
+    resumed.load_state_dict(saved)
+    train(opt, params, X, Y, 3)
+    train(resumed, copies, X, Y, 3)
+    for a, b in zip(params, copies):
+        assert torch.equal(a, b)
+    buffers = [v for s in resumed.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
+    originals = [v for s in opt.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
+    assert not any(a is b for a in buffers for b in originals)  # loading copies the state
+
+
+def test_load_state_dict_checks_groups():
+    p = torch.zeros(2, requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        opt.load_state_dict({"state": {}, "param_groups": []})
+    with pytest.raises(ValueError, match="doesn't match the size of optimizer's group"):
+        opt.load_state_dict({"state": {}, "param_groups": [{"lr": 0.1, "params": [0, 1]}]})
+
+
+def test_zero_grad_and_param_groups():
+    a, b = torch.ones(2, requires_grad=True), torch.ones(3, requires_grad=True)
+    opt = optim.SGD([a], lr=0.1)
+    opt.add_param_group({"params": b, "lr": 0.5})
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
+    assert opt.param_groups[1]["momentum"] == 0  # filled from the defaults
+    (a.sum() + b.sum()).backward()
+    opt.step()
+    assert a.tolist() == pytest.approx([0.9, 0.9]) and b.tolist() == pytest.approx([0.5, 0.5, 0.5])
+    opt.zero_grad(set_to_none=False)
+    assert a.grad.tolist() == [0.0, 0.0]
+    opt.zero_grad()
+    assert a.grad is None and b.grad is None
+
+
+def test_step_skips_parameters_without_grad_and_runs_a_closure():
+    a, b = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    opt = optim.Adam([a, b], lr=0.1)
+
+    def closure():
+        opt.zero_grad()
+        loss = (a * a).sum()
+        loss.backward()
+        return loss
+
+    assert opt.step(closure).item() == 2.0
+    assert b.tolist() == [1.0, 1.0] and b not in opt.state
+    assert a.tolist() == pytest.approx([0.9, 0.9])
+
+
+def test_step_is_an_inplace_change_that_saved_tensors_notice():
+    w = torch.ones(2, requires_grad=True)
+    opt = optim.SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    loss = (w * w).sum()  # saves w
+    opt.step()  # changes w in place
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_repr_lists_the_hyper_parameters():
+    opt = optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n    maximize: False\n"
+                         "    momentum: 0\n    nesterov: False\n    weight_decay: 0\n)")
+
+
+def test_step_lr_schedule_and_state_dict():
+    opt = optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    sched = optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.1)
+    lrs = []
+    for _ in range(7):
+        lrs.append(sched.get_last_lr()[0])
+        opt.step()
+        sched.step()
+    assert lrs == pytest.approx([1, 1, 1, 0.1, 0.1, 0.1, 0.01])
+    state = sched.state_dict()
+    assert state["last_epoch"] == 7 and "optimizer" not in state
+
+
+def test_clip_grad_norm_with_no_gradients_returns_zero():
+    total = nn.utils.clip_grad_norm_([torch.zeros(2, requires_grad=True)], 1.0)
+    assert total.item() == 0.0 and total.dtype is torch.float32
