@@ -82,6 +82,10 @@ def minimum(a, b):
     return pw.Minimum.apply(a, b)
 
 
+def hypot(a, b):
+    return pw.Hypot.apply(a, operand(b, a))
+
+
 def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001
     return (red.SumAll if dim is None else red.SumDim).apply(a, dim, keepdim, dtype)
 
