@@ -1,7 +1,5 @@
 """chibigrad.optim and gradient clipping against PyTorch's recorded numbers
 (tests/fixtures/nn_goldens.json, made by scripts/record_nn_goldens.py), plus optimizer mechanics."""
-import json
-import pathlib
 
 import numpy as np
 import pytest

@@ -276,8 +276,8 @@ class NativeBatchNorm(Function):
         ctx.training, ctx.eps = training, eps
         ctx.save_for_backward(x, weight)
         shape = ctx.param_shape
-        if not training:
-            ctx.mean, ctx.rstd = mean.reshape(shape), 1 / np.sqrt(var.reshape(shape) + eps)
+        if not training:  # a snapshot: the running statistics change in place later
+            ctx.mean, ctx.rstd = mean.reshape(shape).copy(), 1 / np.sqrt(var.reshape(shape) + eps)
         return wrap(normalize_array(a, mean.reshape(shape), var.reshape(shape), eps, weight, bias, shape))
 
     @staticmethod

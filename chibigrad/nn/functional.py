@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import ops
 from ..creation import _generator
-from ..tensor import Tensor, wrap
+from ..tensor import wrap
 from . import _functions as fn
 
 
@@ -88,11 +88,11 @@ def embedding(input, weight, padding_idx=None):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     idx = input._array
-    if idx.size and (idx.min() < -weight.shape[0] or idx.max() >= weight.shape[0]):
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    return fn.Embedding.apply(weight, idx % weight.shape[0], padding_idx)
+    return fn.Embedding.apply(weight, idx, padding_idx)
 
 
 # ---- normalization ------------------------------------------------------------------
@@ -171,7 +171,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     _check_reduction(reduction)
     w = None if weight is None else weight._array
     loss = fn.NllLoss2d if input.ndim > 2 else fn.NllLoss
-    return loss.apply(input, target._array.astype(np.int64), w, reduction, ignore_index)
+    return loss.apply(input, target._array.astype(np.int64, copy=False), w, reduction, ignore_index)
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean"):

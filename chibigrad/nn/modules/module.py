@@ -14,10 +14,15 @@ from ...autograd.node import RemovableHandle
 from ...tensor import Tensor
 from ..parameter import Parameter
 
-_IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-_IncompatibleKeys.__repr__ = lambda self: ("<All keys matched successfully>" if self == ([], []) else
-                                           f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
-                                           f"unexpected_keys={self.unexpected_keys})")
+
+
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it could not match (only possible with strict=False)."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
 
 
 class Module:
