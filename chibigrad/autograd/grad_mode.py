@@ -79,6 +79,10 @@ class set_grad_enabled(_DecoratorContextManager):
     def __exit__(self, *exc):
         _set_enabled(self.prev)
 
+    def __call__(self, func):
+        _set_enabled(self.prev)  # as a decorator it only switches while ``func`` runs, as in PyTorch
+        return super().__call__(func)
+
     def clone(self):
         return type(self)(self.mode)
 

@@ -110,7 +110,7 @@ class SavedTensor:
                 f"{self._saved_version} instead. Hint: {hint}")
 
     def __del__(self):
-        if self._data is not None and memory is not None:
+        if getattr(self, "_data", None) is not None and memory is not None:  # __init__ may have raised
             memory.untrack_saved(self._data)
 
 
