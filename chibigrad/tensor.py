@@ -492,11 +492,13 @@ class Tensor:
         return self.div_(other)
 
     def __setitem__(self, index, value):
-        from .ops.shape import SetItem
+        from .ops.shape import IndexPut, SetItem, is_basic
+        key = _index_key(index)
+        basic = is_basic(key)  # x[0], x[1:]: PyTorch writes through a view; x[mask], x[[0, 2]]: index_put_
         if self.grad_fn is None and self._requires_grad and grad_mode.is_grad_enabled():
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-        self._recorded_inplace(SetItem.apply, _index_key(index), value)
+            raise RuntimeError(("a view of a leaf Variable" if basic else "a leaf Variable") +
+                               " that requires grad is being used in an in-place operation.")
+        self._recorded_inplace(SetItem.apply if basic else IndexPut.apply, key, value)
 
 
     # ---- operators and math (implemented in chibigrad.ops) -----------------

@@ -124,13 +124,13 @@ def test_inference_tensors_outside_inference_mode():
     w = torch.ones(2, requires_grad=True)
     (t + w).sum().backward()  # Add saves nothing: allowed
     assert w.grad.tolist() == [1., 1.]
+    (t.clone() * w).sum().backward()
+    assert w.grad.tolist() == [2., 2.]
     with pytest.raises(RuntimeError) as err:
         t.add_(1)
     assert str(err.value) == ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
                               "a clone to get a normal tensor before doing inplace update.See "
                               "https://github.com/pytorch/rfcs/pull/17 for more details.")
-    (t.clone() * w).sum().backward()
-    assert w.grad.tolist() == [2., 2.]
 
 
 def test_inference_tensor_cannot_be_saved_for_backward():

@@ -244,6 +244,11 @@ class SetItem(Function):
         return grad * wrap(keep), None, grad[ctx.key] if ctx.needs_input_grad[2] else None
 
 
+class IndexPut(SetItem):
+    """``x[mask] = value``, ``x[[0, 2]] = value``: the same, recorded as index_put_."""
+    node_name = "IndexPutBackward0"
+
+
 class Cat(Function):
     node_name = "CatBackward0"
 
