@@ -174,7 +174,7 @@ def _mark_shared(grads_in, grads_out):
     """Flag gradients a node passed through unchanged (or as a view): they are
     visible elsewhere, so a leaf must copy them before accumulating in place."""
     for g in grads_out:
-        if g is not None and (g._array.base is not None or any(g is x for x in grads_in)):
+        if g is not None and (g._array.base is not None or any([g is x for x in grads_in])):
             g._shared_grad = True
 
 
@@ -187,31 +187,44 @@ def _materialize(node, grads):
 
 
 def _validate(node, outs):
-    """One gradient per input, each reduced to its input's shape and cast to its dtype."""
-    if not isinstance(outs, tuple):
+    """One gradient per tensor input, each reduced to its input's shape and cast to its dtype."""
+    if type(outs) is not tuple:
         outs = (outs,)
-    expected = len(node._input_meta)
+    metas = node._input_meta
+    if len(outs) != len(metas):
+        outs = _check_count(node, outs, len(metas))
+    positions = node._tensor_args
+    if len(positions) != len(metas):
+        outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
+    fitted = []
+    for i, (g, meta) in enumerate(zip(outs, metas)):
+        if g is None or meta is None:
+            g = None
+        elif g._array.shape != meta[0] or g._array.dtype != meta[1]:
+            g = _fit(node, i, g, meta)
+        fitted.append(g)
+    return tuple(fitted)
+
+
+def _check_count(node, outs, expected):
+    """Extra trailing Nones are fine (PyTorch allows them); any other count is an error."""
     if len(outs) > expected and all(g is None for g in outs[expected:]):
-        outs = outs[:expected]
-    if len(outs) != expected:
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {expected}, got {len(outs)})")
-    positions = getattr(node, "_tensor_args", None)
-    if positions is not None and len(positions) != expected:
-        for i, g in enumerate(outs):
-            if g is not None and i not in positions:
-                raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
-                                   f"{i + 1}, but the corresponding forward input was not a Variable")
-        outs = tuple(outs[i] for i in positions)  # drop the None of non-tensor arguments
-        metas = tuple(node._input_meta[i] for i in positions)
-    else:
-        metas = node._input_meta
-    return tuple(_fit(node, i, g, meta) for i, (g, meta) in enumerate(zip(outs, metas)))
+        return outs[:expected]
+    raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                       f"(expected {expected}, got {len(outs)})")
+
+
+def _drop_non_tensor_args(node, outs, metas, positions):
+    """Keep the gradients of tensor arguments; the others must be None."""
+    for i, g in enumerate(outs):
+        if g is not None and i not in positions:
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                               f"{i + 1}, but the corresponding forward input was not a Variable")
+    return tuple(outs[i] for i in positions), tuple(metas[i] for i in positions)
 
 
 def _fit(node, index, grad, meta):
-    if grad is None or meta is None:
-        return None
+    """Sum a broadcast gradient back to the input's shape; cast it to the input's dtype."""
     shape, dtype = meta
     if grad._array.shape != shape:
         if not _expandable(shape, grad._array.shape):

@@ -84,15 +84,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
+        if not grad_mode._state.enabled:  # e.g. inside backward: nothing will be recorded
+            return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
         Tensor = _tensor.Tensor
+        needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+        if True not in needs:
+            return _run_unrecorded(cls, needs, args, kwargs)
         ctx = cls._backward_cls()
-        ctx.needs_input_grad = needs = tuple([
-            isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
-        if not (True in needs and grad_mode._state.enabled):
-            outputs = cls.forward(ctx, *args, **kwargs)
-            for t in ctx.dirty_tensors:
-                t._bump_version()
-            return outputs
+        ctx.needs_input_grad = needs
         grad_mode._set_enabled(False)  # forward itself is never recorded
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
@@ -100,6 +99,27 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             grad_mode._set_enabled(True)
         _connect(ctx, args, outputs if isinstance(outputs, tuple) else (outputs,))
         return outputs
+
+
+class _NoGradNeeds(dict):
+    """_NO_GRAD[n]: a tuple of n Falses (needs_input_grad when nothing is recorded)."""
+
+    def __missing__(self, n):
+        self[n] = (False,) * n
+        return self[n]
+
+
+_NO_GRAD = _NoGradNeeds()
+
+
+def _run_unrecorded(cls, needs, args, kwargs):
+    """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
+    ctx = cls._backward_cls.__new__(cls._backward_cls)
+    ctx.needs_input_grad = needs
+    outputs = cls.forward(ctx, *args, **kwargs)
+    for t in ctx.dirty_tensors:
+        t._bump_version()
+    return outputs
 
 
 def _connect(ctx, args, outs):
@@ -121,17 +141,17 @@ def _connect(ctx, args, outs):
     # Only where the Nones were: keeping the tensors themselves here would hold their data after
     # backward frees it, and a saved output would form a cycle output -> grad_fn -> output.
     ctx._save_layout = tuple(t is None for t in to_save)
-    ctx._saved = [SavedTensor(t, any(t is o for o in outs)) for t in to_save if t is not None]
+    ctx._saved = [SavedTensor(t, any([t is o for o in outs])) for t in to_save if t is not None]
 
 
 def _mark_output(ctx, nr, out):
     """Attach output ``nr`` to ctx (unless it cannot have a gradient); return its (shape, dtype)."""
     if not isinstance(out, _tensor.Tensor):
         return None
-    if any(out is t for t in ctx.dirty_tensors):
+    if ctx.dirty_tensors and any([out is t for t in ctx.dirty_tensors]):
         out._check_inplace()
         out._bump_version()
-    if not out._array.dtype.kind == "f" or any(out is t for t in ctx.non_differentiable):
+    if out._array.dtype.kind != "f" or ctx.non_differentiable and any([out is t for t in ctx.non_differentiable]):
         out._requires_grad = False
     else:
         out.grad_fn, out._output_nr = ctx, nr

@@ -9,6 +9,7 @@ import re
 import sys
 
 from .. import memory
+from . import grad_mode
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode
@@ -136,7 +137,8 @@ class Node:
     # Class-level defaults keep node creation cheap: most nodes have no hooks.
     next_functions = ()
     _saved = ()
-    _input_meta = ()
+    _input_meta = ()  # (shape, numpy dtype) of each forward input that needs a gradient
+    _tensor_args = ()  # positions of the forward's tensor arguments
     _output_meta = (None,)  # (shape, dtype) per output
     _pre_hooks = ()
     _post_hooks = ()
@@ -209,10 +211,9 @@ class AccumulateGrad(Node):
             if new is not None:
                 grad = new
             grad._shared_grad = True  # the hook may have kept it
-        from .grad_mode import is_grad_enabled
         if var.grad is None:
-            var.grad = grad if is_grad_enabled() else _owned(grad)
-        elif is_grad_enabled():
+            var.grad = grad if grad_mode._state.enabled else _owned(grad)
+        elif grad_mode._state.enabled:
             var.grad = var.grad + grad  # create_graph: keep the graph of the sum
         else:
             var.grad._accumulate_(grad)
