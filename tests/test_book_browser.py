@@ -143,10 +143,15 @@ def open_page(browser, url):
 # Typesetting is done when MathJax's startup promise settles; a page with no math
 # element never loads MathJax (Sphinx adds it only where math occurs).
 WAIT_FOR_MATHJAX = """async () => {
-    if (!document.querySelector('.math')) return;
-    for (let i = 0; i < 300 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
+    if (!document.querySelector('.math')) return 'no math';
+    for (let i = 0; i < 150; i++) {
+        if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+            await MathJax.startup.promise;
+            return 'typeset';
+        }
         await new Promise(r => setTimeout(r, 100));
-    await MathJax.startup.promise;
+    }
+    return 'MathJax did not load';
 }"""
 
 IMAGES_LOADED = """async () => {
@@ -168,7 +173,7 @@ EMPTY_SVGS = """() => Array.from(document.querySelectorAll('article svg'))
 def test_page_renders_offline(browser, site, page_name):
     page, log = open_page(browser, f"{site}/{page_name}.html")
     try:
-        page.evaluate(WAIT_FOR_MATHJAX)
+        mathjax = page.evaluate(WAIT_FOR_MATHJAX)
         broken_images = page.evaluate(IMAGES_LOADED)
         empty_svgs = page.evaluate(EMPTY_SVGS)
         math = page.locator("article .math").count()
@@ -180,6 +185,7 @@ def test_page_renders_offline(browser, site, page_name):
         log.assert_clean()
         assert not broken_images, f"images that did not load: {broken_images}"
         assert not empty_svgs, f"empty inline SVGs: {empty_svgs}"
+        assert mathjax != "MathJax did not load", mathjax
         assert typeset == math, f"{typeset} of {math} math elements typeset by MathJax"
         assert not math_errors, f"{math_errors} formulas MathJax could not typeset"
     finally:
@@ -190,7 +196,7 @@ def test_root_page_has_inline_and_display_math(browser, site):
     # Keeps the math checks above exercised: book/intro.md has both kinds.
     page, log = open_page(browser, f"{site}/{toc_pages()[0]}.html")
     try:
-        page.evaluate(WAIT_FOR_MATHJAX)
+        assert page.evaluate(WAIT_FOR_MATHJAX) == "typeset"
         assert page.locator("article span.math mjx-container").count() >= 1, "no inline math typeset"
         assert page.locator("article div.math mjx-container[display='true']").count() >= 1, "no display math typeset"
         log.assert_clean()
