@@ -12,12 +12,13 @@ PYTEST_ARGS ?=
 # Extra jupyter-book arguments, e.g. `make book BOOK_ARGS=--all` to re-build every page.
 BOOK_ARGS ?=
 
-.PHONY: help venv test book clean
+.PHONY: help venv test book bench clean
 
 help:
 	@echo "make book   build the Jupyter Book into _build/html (open _build/html/index.html)"
 	@echo "make test   run the test suite"
 	@echo "make clean  remove _build (the rendered book and its execution cache)"
+	@echo "make bench  run the speed and memory benchmarks (prints ratios; see benchmarks/README.md)"
 	@echo "Both create $(VENV) from requirements.txt on first use (and when it or pyproject.toml changes)."
 
 venv: $(STAMP)
@@ -49,6 +50,10 @@ book: $(STAMP) _build/.chibigrad-stamp
 _build/.chibigrad-stamp: $(shell find chibigrad -name '*.py')
 	rm -rf _build/.jupyter_cache _build/.doctrees
 	mkdir -p _build && touch $@
+
+# Speed and memory benchmarks: scripts that print ratios (a few minutes; nothing is asserted on timings).
+bench: $(STAMP)
+	for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script; echo; done
 
 clean:
 	rm -rf _build
