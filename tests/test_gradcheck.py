@@ -232,6 +232,7 @@ OPS = {
     "clamp_both": (lambda a: torch.clamp(a, -0.5, 0.5), [leaf(2, 3)]),
     "where": (lambda a, b: torch.where(COND, a, b), [leaf(2, 3), leaf(3, seed=1)]),
     "where_scalar": (lambda a: torch.where(COND, a, 0.0), [leaf(2, 3)]),
+    "hypot": (torch.ops.hypot, [leaf(2, 3), leaf(3, seed=1)]),
     "maximum": (torch.maximum, [leaf(2, 3), leaf(2, 3, seed=1)]),
     "minimum": (torch.minimum, [leaf(2, 3), leaf(3, seed=1)]),
     "clone": (torch.clone, [leaf(2, 3)]),
@@ -345,7 +346,7 @@ def test_every_public_differentiable_op_is_covered():
 
 
 GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sqrt", "sin", "tanh", "sigmoid", "relu",
-            "clamp_both", "where", "maximum", "sum_dim", "mean_dim_keepdim", "max_dim", "prod",
+            "clamp_both", "where", "maximum", "hypot", "sum_dim", "mean_dim_keepdim", "max_dim", "prod",
             "norm_dim", "var", "std", "softmax", "log_softmax", "logsumexp", "matmul_batched_broadcast", "mm",
             "dot", "linear", "reshape", "permute", "expand", "index_int_array_repeats", "index_bool_mask",
             "setitem", "cat", "stack", "split", "unbind", "mul_",
