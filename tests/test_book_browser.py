@@ -8,6 +8,7 @@ image and inline SVG is there, and its math was typeset by the bundled MathJax.
 The search page must find a page. Screenshots land in `_build/screenshots/`.
 """
 
+import fcntl
 import functools
 import http.server
 import re
@@ -74,9 +75,13 @@ def site():
     if not CHROMIUM.exists():
         pytest.skip("Chromium not installed: apt-get install -y chromium (CI installs it in .ci/run)")
     pytest.importorskip("playwright", reason="playwright is pinned in requirements.txt: run through `make test`")
-    if not BUILT.exists() or BUILT.stat().st_mtime < newest_source_mtime():
-        build = subprocess.run(["make", "book"], cwd=ROOT, capture_output=True, text=True)
-        assert build.returncode == 0, f"`make book` failed:\n{(build.stdout + build.stderr)[-6000:]}"
+    # One build at a time: pytest-xdist workers, or two `make test` in one checkout.
+    BUILT.parent.mkdir(exist_ok=True)
+    with open(ROOT / "_build" / ".book-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not BUILT.exists() or BUILT.stat().st_mtime < newest_source_mtime():
+            build = subprocess.run(["make", "book"], cwd=ROOT, capture_output=True, text=True)
+            assert build.returncode == 0, f"`make book` failed:\n{(build.stdout + build.stderr)[-6000:]}"
 
     handler = functools.partial(QuietHandler, directory=str(HTML))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
