@@ -134,8 +134,9 @@ class PowTensor(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        grad_a = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
-        grad_b = grad * out * a.log() if ctx.needs_input_grad[1] else None
+        zero = grad.new_zeros(())  # PyTorch's masks: 0 ** 0 has gradient 0 for base and exponent
+        grad_a = where(b == 0, zero, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
+        grad_b = where((a == 0) & (b >= 0), zero, grad * out * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 

@@ -28,3 +28,10 @@ try:
     y.sum().backward()
 except RuntimeError as e:
     print(e)
+
+# Verify correctness with gradcheck (float64 input; values are random, only the verdict is printed)
+from torch.autograd import gradcheck
+
+x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+assert gradcheck(MySiLU.apply, (x,), eps=1e-6)
+print(gradcheck(MySiLU.apply, (x,), eps=1e-6, atol=1e-4))
