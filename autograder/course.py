@@ -1,0 +1,380 @@
+"""The course's build steps: graded notebooks from text, and the student edition.
+
+Two things are generated here and nowhere else:
+
+1. ``build_sources()``: every ``notebooks/source_text/<a>/<a>.py`` (jupytext
+   percent format, readable diffs) becomes ``notebooks/source/<a>/<a>.ipynb``
+   with nbgrader's cell metadata, which is what nbgrader reads. A cell's role
+   is written in its header::
+
+       # %% [markdown] nbgrader="readonly" id="walk-text"        locked text
+       # %% nbgrader="readonly" id="setup"                       locked code
+       # %% nbgrader="solution" id="walk"                        the student's answer
+       # %% nbgrader="tests" id="walk-tests" points=2            graded tests
+
+   The ``id`` is the cell's nbgrader ``grade_id`` and its notebook cell id, so
+   it must never change once an assignment is released. A ``solution`` cell
+   ``X`` is exercise ``<NN>.X`` (``NN`` = the assignment's number) and is
+   graded by the ``tests`` cell ``X-tests`` that follows it.
+
+2. ``release_student_edition(dest)``: the student notebooks (``nbgrader
+   generate_assignment``), a copy of chibigrad in which every region marked
+   ``# BEGIN EXERCISE NN.name`` ... ``# END EXERCISE`` is replaced by a
+   ``raise NotImplementedError("Exercise NN.name: ...")``, requirements and a
+   README. Run ``python -m autograder.course --help``.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from nbgrader.converters import GenerateAssignment
+from nbgrader.preprocessors import ClearSolutions as _ClearSolutions
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+PACKAGE = ROOT / "chibigrad"
+
+ROLES = ("readonly", "solution", "tests")
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+BEGIN_EXERCISE = re.compile(r"^(?P<indent>[ \t]*)# BEGIN EXERCISE (?P<id>\d\d\.[A-Za-z0-9_]+)[ \t]*$")
+END_EXERCISE = re.compile(r"^[ \t]*# END EXERCISE[ \t]*$")
+STUDENT_REQUIREMENTS = ["numpy", "jupyterlab", "notebook", "nbgrader", "ipykernel"]
+
+
+# ---- nbgrader plug-in ---------------------------------------------------------------------------------------------
+
+class ClearSolutions(_ClearSolutions):
+    """nbgrader's ClearSolutions, with ``{exercise}`` in the stub replaced by the
+    exercise's name (``01.walk``), so a student who runs an unanswered cell reads
+    which exercise it is."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        stub, grade_id = self.code_stub, cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        name = exercise_name(resources["nbgrader"]["assignment"], grade_id)
+        self.code_stub = {language: text.replace("{exercise}", name) for language, text in stub.items()}
+        try:
+            return super().preprocess_cell(cell, resources, cell_index)
+        finally:
+            self.code_stub = stub
+
+
+def generate_assignment_preprocessors():
+    """nbgrader's generate_assignment steps, with our ClearSolutions."""
+    steps = GenerateAssignment.class_traits()["preprocessors"].default()
+    return [ClearSolutions if step is _ClearSolutions else step for step in steps]
+
+
+# ---- notebooks from text ------------------------------------------------------------------------------------------
+
+def assignments(course_dir=NOTEBOOKS):
+    """Assignment names (``01_graphs``, ...), from the text sources."""
+    return sorted(p.name for p in (Path(course_dir) / "source_text").iterdir() if (p / f"{p.name}.py").is_file())
+
+
+def exercise_name(assignment, cell_id):
+    """``("02_backward", "dfs_order")`` -> ``"02.dfs_order"``: how messages and stubs name an exercise."""
+    return f"{assignment[:2]}.{cell_id}"
+
+
+def notebook_from_text(path):
+    """The nbgrader notebook for one text source, checked: unique ids, every
+    solution followed by its tests cell with points and hidden tests."""
+    import jupytext
+    import nbformat
+
+    assignment = Path(path).stem
+    text = jupytext.read(path, fmt="py:percent")
+    cells, seen = [], set()
+    for index, cell in enumerate(text.cells):
+        meta = dict(cell.metadata)
+        role, cell_id, points = meta.pop("nbgrader", None), meta.pop("id", None), meta.pop("points", None)
+        meta.pop("lines_to_next_cell", None)
+        where = f"{path}, cell {index + 1}"
+        if role is not None and role not in ROLES:
+            raise ValueError(f"{where}: nbgrader={role!r}; use one of {ROLES}")
+        if role is not None and (cell_id is None or not ID_PATTERN.match(cell_id)):
+            raise ValueError(f"{where}: an nbgrader cell needs id=\"...\" matching {ID_PATTERN.pattern}")
+        if (points is not None) != (role == "tests"):
+            raise ValueError(f"{where}: points=N goes on tests cells, and every tests cell has points")
+        if cell_id is None:
+            cell_id = f"cell-{index}"
+        if cell_id in seen:
+            raise ValueError(f"{where}: id {cell_id!r} is used twice")
+        seen.add(cell_id)
+        if role is not None:
+            meta["nbgrader"] = _nbgrader_metadata(role, cell_id, cell.cell_type, points)
+        new = (nbformat.v4.new_markdown_cell if cell.cell_type == "markdown" else nbformat.v4.new_code_cell)(
+            cell.source, metadata=meta, id=cell_id)
+        cells.append(new)
+    _check_exercises(path, assignment, cells)
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    })
+    nb.nbformat_minor = 5
+    nbformat.validate(nb)
+    return nb
+
+
+def _nbgrader_metadata(role, cell_id, cell_type, points):
+    meta = {"cell_type": cell_type, "grade": role == "tests", "grade_id": cell_id, "locked": role != "solution",
+            "schema_version": 3, "solution": role == "solution", "task": False}
+    if role == "tests":
+        meta["points"] = points
+    return meta
+
+
+def _check_exercises(path, assignment, cells):
+    roles = [(c.id, c.metadata.get("nbgrader", {})) for c in cells]
+    for i, (cell_id, meta) in enumerate(roles):
+        if meta.get("solution"):
+            tests = [j for j, (other, m) in enumerate(roles) if other == f"{cell_id}-tests" and m.get("grade")]
+            if not tests or tests[0] < i:
+                raise ValueError(f"{path}: solution cell {cell_id!r} needs a tests cell "
+                                 f"id=\"{cell_id}-tests\" after it")
+            for marker in ("### BEGIN SOLUTION", "### END SOLUTION"):
+                if marker not in cells[i].source:
+                    raise ValueError(f"{path}: solution cell {cell_id!r} has no {marker!r}")
+            if "### BEGIN HIDDEN TESTS" not in cells[tests[0]].source:
+                raise ValueError(f"{path}: tests cell {cell_id}-tests has no hidden tests")
+        if meta.get("grade") and not cell_id.endswith("-tests"):
+            raise ValueError(f"{path}: tests cell {cell_id!r}: name it <solution id>-tests")
+
+
+def notebook_json(nb):
+    """The exact text written to disk (stable, so a test can compare it)."""
+    import nbformat
+    return nbformat.writes(nb) + "\n"
+
+
+def build_sources(course_dir=NOTEBOOKS, check=False):
+    """Write (or, with ``check``, compare) ``source/<a>/<a>.ipynb`` for every
+    text source. Returns the list of notebooks that were out of date."""
+    course_dir = Path(course_dir)
+    stale = []
+    for assignment in assignments(course_dir):
+        text = course_dir / "source_text" / assignment / f"{assignment}.py"
+        target = course_dir / "source" / assignment / f"{assignment}.ipynb"
+        wanted = notebook_json(notebook_from_text(text))
+        if not target.is_file() or target.read_text() != wanted:
+            stale.append(target)
+            if not check:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(wanted)
+    return stale
+
+
+# ---- the student edition -------------------------------------------------------------------------------------------
+
+def exercise_regions(source):
+    """``[(exercise, first_line, last_line, text)]`` for every marked region of a
+    module's source (line numbers 1-based, markers included)."""
+    regions, start, lines = [], None, source.splitlines()
+    for number, line in enumerate(lines, 1):
+        begin = BEGIN_EXERCISE.match(line)
+        if begin:
+            if start is not None:
+                raise ValueError(f"line {number}: BEGIN EXERCISE inside the region opened on line {start[0]}")
+            start = (number, begin["id"])
+        elif END_EXERCISE.match(line):
+            if start is None:
+                raise ValueError(f"line {number}: END EXERCISE without BEGIN EXERCISE")
+            regions.append((start[1], start[0], number, "\n".join(lines[start[0]:number - 1])))
+            start = None
+    if start is not None:
+        raise ValueError(f"line {start[0]}: BEGIN EXERCISE {start[1]} is never closed")
+    return regions
+
+
+def stub_exercises(source, notebook_of=None):
+    """``source`` with each marked region replaced by one ``raise NotImplementedError``.
+
+    A region must hold the statements of a function body (the stub is a
+    statement at the BEGIN line's indentation), so that importing the module,
+    and everything that does not call the stubbed function, keeps working.
+    """
+    out, skipping = [], False
+    for line in source.splitlines(keepends=True):
+        begin = BEGIN_EXERCISE.match(line.rstrip("\n"))
+        if begin:
+            where = notebook_of(begin["id"]) if notebook_of else None
+            message = f"Exercise {begin['id']}: " + (f"you write this in the notebook {where}." if where else
+                                                     "you write this in its exercise notebook.")
+            out.append(f"{begin['indent']}raise NotImplementedError({message!r})\n")
+            skipping = True
+        elif END_EXERCISE.match(line.rstrip("\n")):
+            skipping = False
+        elif not skipping:
+            out.append(line)
+    return "".join(out)
+
+
+def write_student_package(dest, package=PACKAGE, course_dir=NOTEBOOKS):
+    """Copy ``package`` to ``dest``, stubbing every exercise region. Returns the
+    exercises that were stubbed, ``{exercise: [relative paths]}``."""
+    names = {a[:2]: a for a in assignments(course_dir)}
+    notebook_of = lambda exercise: (f"{names[exercise[:2]]}/{names[exercise[:2]]}.ipynb"  # noqa: E731
+                                    if exercise[:2] in names else None)
+    package, dest = Path(package), Path(dest)
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(package, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    stubbed = {}
+    for path in sorted(dest.rglob("*.py")):
+        source = path.read_text()
+        regions = exercise_regions(source)
+        if regions:
+            path.write_text(stub_exercises(source, notebook_of))
+            for exercise, *_ in regions:
+                stubbed.setdefault(exercise, []).append(str(path.relative_to(dest.parent)))
+    return stubbed
+
+
+def nbgrader_env():
+    """The environment nbgrader needs: this interpreter's bin/ first on PATH (nbgrader runs
+    ``alembic`` from there) and Jupyter looking in this environment for the python3 kernel."""
+    env = dict(os.environ)
+    bin_dir = str(Path(sys.executable).parent)
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
+    return env
+
+
+def _nbgrader(*args, cwd):
+    """Run an nbgrader command in a course directory; its output on failure."""
+    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, capture_output=True, text=True,
+                            env=nbgrader_env())
+    if result.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed in {cwd}:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def generate_assignments(course_dir=NOTEBOOKS, names=None):
+    """``nbgrader generate_assignment`` for each assignment (into ``<course>/release``)."""
+    for assignment in names or assignments(course_dir):
+        _nbgrader("generate_assignment", assignment, "--force", cwd=course_dir)
+
+
+def release_student_edition(dest, course_dir=NOTEBOOKS, package=PACKAGE):
+    """Write everything a student gets into ``dest`` (replaced if it exists):
+
+    - ``<assignment>/<assignment>.ipynb``: the released notebooks (solutions
+      stubbed, hidden tests removed), from ``nbgrader generate_assignment``;
+    - ``chibigrad/``: the package with every exercise region stubbed;
+    - ``pyproject.toml``, ``requirements.txt``, ``nbgrader_config.py`` (for the
+      Validate button) and ``README.md``.
+
+    The text sources must be up to date with ``source/`` (``build_sources``).
+    """
+    course_dir, dest = Path(course_dir), Path(dest)
+    stale = build_sources(course_dir, check=True)
+    if stale:
+        raise RuntimeError(f"out of date, run notebooks/build_sources.py: {[str(p) for p in stale]}")
+    names = assignments(course_dir)
+    generate_assignments(course_dir, names)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for assignment in names:
+        shutil.copytree(course_dir / "release" / assignment, dest / assignment)
+    write_student_package(dest / "chibigrad", package, course_dir)
+    (dest / "requirements.txt").write_text(_student_requirements())
+    (dest / "pyproject.toml").write_text(STUDENT_PYPROJECT)
+    (dest / "nbgrader_config.py").write_text(STUDENT_NBGRADER_CONFIG)
+    (dest / "README.md").write_text(STUDENT_README.format(assignments="\n".join(f"- `{a}/{a}.ipynb`" for a in names)))
+    return dest
+
+
+def _student_requirements():
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line:
+            pins[line.split("==")[0].lower()] = line
+    return "".join(pins[name] + "\n" for name in STUDENT_REQUIREMENTS)
+
+
+STUDENT_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "chibigrad-student"
+version = "0.1.0"
+description = "chibigrad, student edition: the answers to the graded exercises are yours to write."
+requires-python = ">=3.11"
+dependencies = ["numpy>=1.24"]
+
+[tool.setuptools.packages.find]
+include = ["chibigrad*"]
+"""
+
+STUDENT_NBGRADER_CONFIG = """\
+# Used by JupyterLab's "Validate" button (nbgrader reads the config in the directory Lab started in).
+c = get_config()  # noqa: F821
+c.Execute.timeout = 60
+c.Execute.raise_on_iopub_timeout = False
+"""
+
+STUDENT_README = """\
+# chibigrad course: the exercises
+
+One graded notebook per chapter of the book. In each you write a piece of chibigrad and tests plug it
+into the real engine.
+
+{assignments}
+
+## Set up (once)
+
+    python3.11 -m venv .venv
+    .venv/bin/pip install -r requirements.txt
+    .venv/bin/pip install -e .
+
+`chibigrad/` here is the student edition: the code that answers an exercise is replaced by
+`raise NotImplementedError("Exercise NN.name: ...")`; everything else works.
+
+## Work
+
+    .venv/bin/jupyter lab
+
+1. Open a notebook and run it from the top (Run > Run All Cells).
+2. Replace each `raise NotImplementedError("Exercise ...")` in a solution cell with your code.
+3. Run the test cell under it. No output means the visible tests pass; an `AssertionError`
+   says what is wrong. Do not edit test cells: they are restored before grading.
+4. Click **Validate** in the notebook's toolbar: it restarts the kernel, runs everything and
+   lists the test cells that fail.
+
+## Submit
+
+Hand in the `.ipynb` files as your course asks (keep their names). Grading runs the same
+notebook with extra hidden tests (edge cases, random and very deep graphs, float64 gradient
+checks), so pass the visible tests *and* think about the cases they do not show. A test cell
+that writes anything to stderr (a warning, for example) scores 0.
+"""
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m autograder.course", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build", help="write notebooks/source/*/*.ipynb from notebooks/source_text")
+    build.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
+    release = sub.add_parser("release", help="write the student edition")
+    release.add_argument("dest", nargs="?", default=str(ROOT / "build" / "student"))
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        stale = build_sources(check=args.check)
+        for path in stale:
+            print(("out of date: " if args.check else "wrote ") + str(path.relative_to(ROOT)))
+        return 1 if args.check and stale else 0
+    dest = release_student_edition(args.dest)
+    print(f"student edition written to {dest}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] nbgrader="readonly" id="intro"
+# # Assignment 01: computation graphs
+#
+# Chapter 1 showed that chibigrad, like PyTorch, records a graph while your code runs. A quick recap:
+#
+# - Every result of an operation on a tensor that requires grad has a `grad_fn`: the **node** that will
+#   compute this operation's backward. A leaf tensor (created by you) has `grad_fn = None`.
+# - `node.next_functions` is a tuple with one pair `(next_node, input_nr)` per input of the operation:
+#   the node the gradient for that input goes to. `next_node` is `None` for an input that needs no
+#   gradient (a constant, a Python number).
+# - A leaf that requires grad is represented in the graph by an `AccumulateGrad` node; its
+#   `.variable` is the leaf tensor, and it is where backward adds the gradient into `.grad`.
+# - `node.name()` is the node's class name: `MulBackward0`, `SinBackward0`, `AccumulateGrad`, ...
+# - Nodes are shared: `y = a * a.cos() + a` reaches the node of `a` along two paths. A walk must visit
+#   it once.
+# - A graph built by a loop can be tens of thousands of nodes deep, far past Python's recursion limit
+#   (1,000 calls). chibigrad's engine never recurses, and neither may your code: use an explicit
+#   stack (a list you `append` to and `pop` from).
+#
+# In this assignment you walk and summarise graphs; in the last exercise your code runs inside the real
+# engine while it differentiates.
+#
+# **How it works.** Write your code where a cell says `raise NotImplementedError("Exercise ...")`
+# (delete that line). The cell after each solution runs visible tests: no output means they pass.
+# Grading adds hidden tests (edge cases, random graphs, a 50,000-node graph), so make your code correct,
+# not just correct on the visible cases. Do not call the engine's own graph walkers
+# (`chibigrad.autograd.engine.topological_order`, `_count_dependencies`) in exercises 1-4.
+
+# %% nbgrader="readonly" id="setup"
+import chibigrad as torch
+from chibigrad.autograd import AccumulateGrad
+
+
+def example():
+    """A small graph to try things on: y = sin(w * x) + w, with w used twice."""
+    x = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    y = (w * x).sin() + w
+    return x, w, y
+
+
+x, w, y = example()
+print(y.grad_fn, y.grad_fn.next_functions)
+
+# %% [markdown] nbgrader="readonly" id="walk-text"
+# ## Exercise 1: walk the graph (2 points)
+#
+# Write `walk(t)`: the list of every node reachable from `t.grad_fn` by following `next_functions`,
+# **each node once**, `t.grad_fn` first (the order of the others is up to you). A tensor without
+# `grad_fn` has an empty graph: return `[]`. Use a list as a stack and a set of the nodes you have seen.
+
+# %% nbgrader="solution" id="walk"
+def walk(t):
+    """Every node reachable from t.grad_fn, each once, t.grad_fn first."""
+    ### BEGIN SOLUTION
+    if t.grad_fn is None:
+        return []
+    seen, found, stack = {t.grad_fn}, [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return found
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="walk-tests" points=2
+x, w, y = example()
+nodes = walk(y)
+assert isinstance(nodes, list), f"walk should return a list, got {type(nodes).__name__}"
+assert len(nodes) == len(set(nodes)), "a node appears twice: w's AccumulateGrad is reached along two paths"
+assert nodes and nodes[0] is y.grad_fn, "the first node should be y.grad_fn"
+assert sorted(n.name() for n in nodes) == ["AccumulateGrad", "AccumulateGrad", "AddBackward0", "MulBackward0",
+                                           "SinBackward0"], f"wrong nodes: {[n.name() for n in nodes]}"
+assert walk(x) == [], "a leaf has no grad_fn: its graph is empty"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a01_graphs
+a01_graphs.check_walk(walk)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="summarize-text"
+# ## Exercise 2: count the nodes by name (2 points)
+#
+# Write `summarize(t)`: a dict mapping each node name to how many distinct nodes of that name the graph
+# of `t` has, for example `{"AddBackward0": 1, "MulBackward0": 1, "SinBackward0": 1, "AccumulateGrad": 2}`
+# for the example graph. A shared node counts once. (Walk the graph again here; do not call `walk`
+# from exercise 1, so that each exercise is graded on its own.)
+
+# %% nbgrader="solution" id="summarize"
+def summarize(t):
+    """{node name: number of distinct nodes with that name} for the graph of t."""
+    ### BEGIN SOLUTION
+    counts = {}
+    if t.grad_fn is None:
+        return counts
+    seen, stack = {t.grad_fn}, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        counts[node.name()] = counts.get(node.name(), 0) + 1
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return counts
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="summarize-tests" points=2
+x, w, y = example()
+counts = summarize(y)
+assert isinstance(counts, dict), f"summarize should return a dict, got {type(counts).__name__}"
+assert counts == {"AddBackward0": 1, "MulBackward0": 1, "SinBackward0": 1, "AccumulateGrad": 2}, \
+    f"wrong counts for the example graph: {counts}"
+z = x * x * x
+assert summarize(z) == {"MulBackward0": 2, "AccumulateGrad": 1}, \
+    f"x * x * x has two MulBackward0 nodes and one AccumulateGrad (x's, shared), got {summarize(z)}"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a01_graphs
+a01_graphs.check_summarize(summarize)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="find_leaves-text"
+# ## Exercise 3: find the leaves (2 points)
+#
+# Write `find_leaves(t)`: the list of leaf tensors that `t.backward()` would write a `.grad` into, each
+# leaf once (in any order). They are the `.variable` of the graph's `AccumulateGrad` nodes. Careful:
+# `leaf in some_list` compares tensors with `==`, which compares *values*; two different leaves can
+# hold the same value. Compare with `is` (or keep a set of nodes).
+
+# %% nbgrader="solution" id="find_leaves"
+def find_leaves(t):
+    """The leaf tensors whose .grad t.backward() would fill, each once."""
+    ### BEGIN SOLUTION
+    if t.grad_fn is None:
+        return []
+    leaves, seen, stack = [], {t.grad_fn}, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, AccumulateGrad):
+            leaves.append(node.variable)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return leaves
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="find_leaves-tests" points=2
+x, w, y = example()
+leaves = find_leaves(y)
+assert isinstance(leaves, list), f"find_leaves should return a list, got {type(leaves).__name__}"
+assert all(isinstance(v, torch.Tensor) for v in leaves), "return the leaf tensors (node.variable), not nodes"
+assert len(leaves) == 2 and any(v is x for v in leaves) and any(v is w for v in leaves), \
+    "the example graph has two leaves: x and w (w once, although two paths reach it)"
+c = torch.tensor(5.0)  # needs no grad: not a leaf of the graph
+assert [v is x for v in find_leaves(x * c)] == [True], "x * c has one leaf, x"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a01_graphs
+a01_graphs.check_find_leaves(find_leaves)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="depth-text"
+# ## Exercise 4: depth (3 points)
+#
+# Write `depth(t)`: the number of nodes on the **longest** path from `t.grad_fn` down along
+# `next_functions`, counting both ends. `(x * 2)` has depth 2 (`MulBackward0`, then x's
+# `AccumulateGrad`); the example graph has depth 4; a tensor without `grad_fn` has depth 0.
+#
+# Longest, not shortest: a breadth-first search finds the shortest. One way that never recurses: a
+# node's depth is 1 + the largest depth among its children, so compute depths children first. Get an
+# order in which every node comes after all nodes that point to it (for example by counting, for each
+# node, how many edges point at it, as Kahn's algorithm does), then fill in depths in reverse order.
+
+# %% nbgrader="solution" id="depth"
+def depth(t):
+    """Number of nodes on the longest path from t.grad_fn to the end of the graph (0 without grad_fn)."""
+    ### BEGIN SOLUTION
+    if t.grad_fn is None:
+        return 0
+    parents, stack = {t.grad_fn: 0}, [t.grad_fn]  # node -> number of edges pointing at it
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is not None:
+                if child not in parents:
+                    parents[child] = 0
+                    stack.append(child)
+                parents[child] += 1
+    order, ready = [], [t.grad_fn]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None:
+                parents[child] -= 1
+                if parents[child] == 0:
+                    ready.append(child)
+    below = {}
+    for node in reversed(order):
+        below[node] = 1 + max((below[c] for c, _ in node.next_functions if c is not None), default=0)
+    return below[t.grad_fn]
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="depth-tests" points=3
+x, w, y = example()
+assert depth(x * 2) == 2, f"x * 2: MulBackward0 -> AccumulateGrad is 2 nodes, got {depth(x * 2)}"
+assert depth(y) == 4, f"example graph: AddBackward0 -> SinBackward0 -> MulBackward0 -> AccumulateGrad, got {depth(y)}"
+assert depth(x) == 0, "a leaf has no grad_fn: depth 0"
+z = x * 2 + x  # two paths to x: lengths 2 and 3
+assert depth(z) == 3, f"x * 2 + x: the longest path has 3 nodes, got {depth(z)}"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a01_graphs
+a01_graphs.check_depth(depth)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="trace_backward-text"
+# ## Exercise 5: watch the engine work (3 points)
+#
+# Write `trace_backward(loss)`: run `loss.backward()` and return the list of nodes **in the order the
+# engine ran them**. Do it with hooks: `node.register_prehook(fn)` makes the engine call
+# `fn(grad_outputs)` just before it runs `node` (return `None` from `fn` to leave the gradients alone);
+# it returns a handle whose `.remove()` takes the hook out again.
+#
+# - Find the nodes with `chibigrad.autograd.engine.topological_order([loss.grad_fn])` (allowed here).
+# - Do not just return that list: the engine may be told to use another ordering, and it skips nodes
+#   that receive no gradient. Record what really runs.
+# - Remove every hook afterwards, even when backward raises (a second backward through a freed graph
+#   raises `RuntimeError`; let it propagate). `try: ... finally: ...` is made for this.
+# - A classic trap: `lambda grads: order.append(node)` inside a loop sees the *last* `node` of the loop.
+
+# %% nbgrader="solution" id="trace_backward"
+from chibigrad.autograd.engine import topological_order
+
+
+def trace_backward(loss):
+    """Run loss.backward(); return the nodes in the order the engine ran them."""
+    ### BEGIN SOLUTION
+    ran, handles = [], []
+    try:
+        for node in topological_order([loss.grad_fn]):
+            handles.append(node.register_prehook(lambda grads, node=node: ran.append(node)))
+        loss.backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return ran
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="trace_backward-tests" points=3
+x, w, y = example()
+ran = trace_backward(y)
+assert isinstance(ran, list), f"trace_backward should return a list, got {type(ran).__name__}"
+assert [n.name() for n in ran] == ["AddBackward0", "SinBackward0", "MulBackward0", "AccumulateGrad",
+                                   "AccumulateGrad"], f"wrong order: {[n.name() for n in ran]}"
+assert ran[0] is y.grad_fn, "the engine starts at loss.grad_fn"
+assert w.grad is not None and x.grad is not None, "trace_backward must run loss.backward()"
+assert all(not n._pre_hooks for n in ran), "remove your hooks when backward is done"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a01_graphs
+a01_graphs.check_trace_backward(trace_backward)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="outro"
+# That's it. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.

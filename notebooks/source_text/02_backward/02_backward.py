@@ -1,0 +1,304 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] nbgrader="readonly" id="intro"
+# # Assignment 02: backward and the chain rule
+#
+# Chapter 2 in five lines:
+#
+# - A node's backward is a **vector-Jacobian product**: it receives `grad_output` (dLoss/dOutput, shaped
+#   like the output) and returns one gradient per input (dLoss/dInput, shaped like that input).
+# - When an input was **broadcast** in forward, its gradient must be **summed** over the broadcast
+#   dimensions: every copy of the input contributed to the loss.
+# - The engine runs nodes in a **topological order**: a node runs only once every node that sends it a
+#   gradient has run, so the gradients arriving along different paths are summed first. chibigrad
+#   counts dependencies (Kahn's algorithm); a reversed depth-first post-order works as well.
+# - The **path-sum rule**: dL/dx is the sum, over all paths from L down to x, of the product of the
+#   local derivatives along the path. Backpropagation computes the same sum without listing the paths.
+# - The engine never recurses, so graphs of any depth work. Neither may your code.
+#
+# Write your code where a cell says `raise NotImplementedError("Exercise ...")` (delete that line). The
+# cell after each solution runs visible tests; grading adds hidden ones (other shapes, float64 gradient
+# checks, random graphs, a 50,000-node graph, freed graphs).
+
+# %% nbgrader="readonly" id="setup"
+import numpy as np
+
+import chibigrad as torch
+from chibigrad.autograd import AccumulateGrad, Function
+from chibigrad.autograd.engine import call_node, use_ordering
+
+
+def close(a, b, tol=1e-5):
+    """True when tensors (or arrays, numbers) a and b have the same shape and values."""
+    a, b = [np.asarray(v.detach() if isinstance(v, torch.Tensor) else v, dtype=np.float64) for v in (a, b)]
+    return a.shape == b.shape and np.allclose(a, b, rtol=tol, atol=tol)
+
+# %% [markdown] nbgrader="readonly" id="sum_to-text"
+# ## Exercise 1: sum a gradient back to an input's shape (2 points)
+#
+# Write `sum_to(grad, shape)`. `grad` has the shape of a broadcast result; `shape` is the shape of an
+# input that was broadcast to it. Sum over the leading dimensions broadcasting added, and over every
+# dimension where `shape` has size 1 but `grad` does not (keep those as size 1). Examples:
+# `(2, 3) -> (3,)` sums dimension 0; `(2, 3) -> (2, 1)` sums dimension 1; `(4, 2, 3) -> (2, 1)` sums
+# dimensions 0 and 2; `(2, 3) -> ()` sums everything.
+#
+# Use Tensor operations (`grad.sum(dims, keepdim=True)` with a tuple of dims, `.reshape(shape)`) so the
+# result stays differentiable. `Tensor.sum_to_size` does exactly this: here you write it, so don't call it.
+
+# %% nbgrader="solution" id="sum_to"
+def sum_to(grad, shape):
+    """grad summed over the dimensions that broadcasting added or stretched, to `shape`."""
+    ### BEGIN SOLUTION
+    shape = tuple(shape)
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad.reshape(shape)
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="sum_to-tests" points=2
+g = torch.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+assert close(sum_to(g, (3,)), [11.0, 22.0, 33.0]), f"(2, 3) -> (3,): sum over dim 0, got {sum_to(g, (3,))}"
+assert close(sum_to(g, (2, 1)), [[6.0], [60.0]]), f"(2, 3) -> (2, 1): sum over dim 1, keep it, got {sum_to(g, (2, 1))}"
+assert close(sum_to(g, (1, 3)), [[11.0, 22.0, 33.0]]), f"(2, 3) -> (1, 3): got {sum_to(g, (1, 3))}"
+assert close(sum_to(g, ()), 66.0), f"(2, 3) -> (): sum everything, got {sum_to(g, ())}"
+assert close(sum_to(g, (2, 3)), g), "same shape: nothing to sum"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a02_backward
+a02_backward.check_sum_to(sum_to)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="hypot-text"
+# ## Exercise 2: `hypot` as an autograd Function (3 points)
+#
+# `hypot(a, b) = sqrt(a**2 + b**2)` element-wise, with `a` and `b` broadcast together. Its local
+# derivatives are `a / hypot(a, b)` and `b / hypot(a, b)`. Write `Hypot`, an `autograd.Function`:
+#
+# - `forward(ctx, a, b)` computes the result (Tensor operations are fine: forward is not recorded) and
+#   keeps what backward needs with `ctx.save_for_backward(...)`;
+# - `backward(ctx, grad)` reads them back from `ctx.saved_tensors` and returns two gradients, **each
+#   shaped like its input**: sum over broadcast dimensions (you may use `Tensor.sum_to_size(shape)` here).
+#
+# chibigrad's engine would forgive a gradient left in the broadcast shape (it sums it for you, as
+# PyTorch's does); the tests look at what your backward returns, so don't rely on that.
+
+# %% nbgrader="solution" id="hypot"
+class Hypot(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ### BEGIN SOLUTION
+        out = (a * a + b * b).sqrt()
+        ctx.save_for_backward(a, b, out)
+        return out
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        a, b, out = ctx.saved_tensors
+        return (grad * a / out).sum_to_size(a.shape), (grad * b / out).sum_to_size(b.shape)
+        ### END SOLUTION
+
+# %% nbgrader="tests" id="hypot-tests" points=3
+a = torch.tensor([3.0, 6.0], requires_grad=True)
+b = torch.tensor([[4.0], [8.0]], requires_grad=True)
+out = Hypot.apply(a, b)  # broadcast to (2, 2)
+assert close(out, [[5.0, 7.2111025], [8.5440037, 10.0]]), f"forward: got {out}"
+assert out.grad_fn.name() == "HypotBackward", f"the result's grad_fn should be HypotBackward, got {out.grad_fn}"
+grads = out.grad_fn.apply(torch.ones(2, 2))  # what your backward returns, before the engine touches it
+assert len(grads) == 2, f"backward must return 2 gradients (one per input), got {len(grads)}"
+assert grads[0].shape == (2,) and grads[1].shape == (2, 1), \
+    f"gradients must have the inputs' shapes (2,) and (2, 1), got {grads[0].shape} and {grads[1].shape}"
+out.sum().backward()
+assert close(a.grad, [3 / 5 + 3 / 8.5440037, 6 / 7.2111025 + 6 / 10]), f"a.grad: got {a.grad}"
+assert close(b.grad, [[4 / 5 + 4 / 7.2111025], [8 / 8.5440037 + 8 / 10]]), f"b.grad: got {b.grad}"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a02_backward
+a02_backward.check_hypot(Hypot)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="lerp-text"
+# ## Exercise 3: `lerp`, with a weight that may be a number (3 points)
+#
+# `lerp(start, end, weight) = start + weight * (end - start)`, all three broadcast together. `weight`
+# is a Tensor or a Python float. Write `Lerp`, an `autograd.Function` with
+# `forward(ctx, start, end, weight)`. Its backward returns three gradients, each shaped like its
+# input: for `start` `grad * (1 - weight)`, for `end` `grad * weight`, for `weight` `grad * (end - start)`,
+# and `None` for a `weight` that is a Python number (the engine rejects a gradient for a non-tensor).
+# `ctx.save_for_backward` takes tensors (or `None`); keep a number as an attribute of `ctx`.
+
+# %% nbgrader="solution" id="lerp"
+class Lerp(Function):
+    @staticmethod
+    def forward(ctx, start, end, weight):
+        ### BEGIN SOLUTION
+        is_tensor = isinstance(weight, torch.Tensor)
+        ctx.save_for_backward(start, end, weight if is_tensor else None)
+        ctx.number = None if is_tensor else weight
+        return start + weight * (end - start)
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        start, end, weight = ctx.saved_tensors
+        if weight is None:
+            w = ctx.number
+            return (grad * (1 - w)).sum_to_size(start.shape), (grad * w).sum_to_size(end.shape), None
+        return ((grad * (1 - weight)).sum_to_size(start.shape), (grad * weight).sum_to_size(end.shape),
+                (grad * (end - start)).sum_to_size(weight.shape))
+        ### END SOLUTION
+
+# %% nbgrader="tests" id="lerp-tests" points=3
+start = torch.tensor([0.0, 10.0], requires_grad=True)
+end = torch.tensor([[4.0], [20.0]], requires_grad=True)
+weight = torch.tensor(0.25, requires_grad=True)
+out = Lerp.apply(start, end, weight)
+assert close(out, [[1.0, 8.5], [5.0, 12.5]]), f"forward: got {out}"
+grads = out.grad_fn.apply(torch.ones(2, 2))
+assert len(grads) == 3, f"backward must return 3 gradients, got {len(grads)}"
+assert [tuple(g.shape) for g in grads] == [(2,), (2, 1), ()], \
+    f"gradients must have the inputs' shapes (2,), (2, 1), (), got {[tuple(g.shape) for g in grads]}"
+out.sum().backward()
+assert close(start.grad, [1.5, 1.5]) and close(end.grad, [[0.5], [0.5]]), f"got {start.grad}, {end.grad}"
+assert close(weight.grad, (4 - 0) + (4 - 10) + (20 - 0) + (20 - 10)), f"weight.grad: got {weight.grad}"
+start2 = torch.tensor([1.0, 2.0], requires_grad=True)
+Lerp.apply(start2, torch.tensor([3.0, 6.0]), 0.5).sum().backward()  # a number as weight
+assert close(start2.grad, [0.5, 0.5]), f"with weight 0.5: got {start2.grad}"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a02_backward
+a02_backward.check_lerp(Lerp)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="dfs_order-text"
+# ## Exercise 4: a depth-first ordering for the engine (4 points)
+#
+# The engine asks an *ordering* for the list of nodes to run: `ordering(roots) -> [nodes]`, where
+# `roots` is a list of nodes (the outputs' `grad_fn`s; the same node may appear twice). Every reachable
+# node must appear once, before every node it sends a gradient to. `use_ordering(f)` makes every
+# `backward()` in its `with` block use `f`.
+#
+# Write `dfs_order(roots)` by depth-first search: a node is *finished* once all its children
+# (`next_functions`, skipping `None`) are finished; the finishing order lists every node after its
+# children, so **reversed** it is an order the engine can use. No recursion (a 50,000-node chain must
+# work): keep a stack of `(node, iterator over its children)`. Don't call the engine's own
+# `topological_order`: that is the dependency-counting way, and here you write the other one.
+
+# %% nbgrader="solution" id="dfs_order"
+def dfs_order(roots):
+    """Every node reachable from roots, each once, each before the nodes it feeds (reversed DFS post-order)."""
+    ### BEGIN SOLUTION
+    seen, finished = set(), []
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            node, children = stack[-1]
+            for child, _ in children:
+                if child is not None and child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(child.next_functions)))
+                    break
+            else:
+                stack.pop()
+                finished.append(node)
+    finished.reverse()
+    return finished
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="dfs_order-tests" points=4
+x = torch.tensor(0.5, requires_grad=True)
+a = x.sin()
+y = a * a.cos() + a  # the node of a is reached along two paths
+order = dfs_order([y.grad_fn])
+assert isinstance(order, list) and order[0] is y.grad_fn, "the root comes first"
+assert len(order) == len(set(order)) == 5, f"5 distinct nodes, each once: got {[n.name() for n in order]}"
+position = {node: i for i, node in enumerate(order)}
+for node in order:
+    for child, _ in node.next_functions:
+        assert child is None or position[child] > position[node], \
+            f"{child.name()} comes before {node.name()}, which sends it a gradient"
+(expected,) = torch.autograd.grad(y, x, retain_graph=True)
+with use_ordering(dfs_order):
+    y.backward()
+assert close(x.grad, expected), f"backward with dfs_order gives x.grad = {x.grad}, expected {expected}"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a02_backward
+a02_backward.check_dfs_order(dfs_order)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="path_sum_grad-text"
+# ## Exercise 5: the path-sum rule (3 points)
+#
+# The seeds' toy network has five "neurons" (here each holds a 3x3 tensor and every operation is
+# element-wise): `b = w1 * a`, `c = w2 * a`, `d = w3 * b + w4 * c`, `L = 10 - d`. By the path-sum
+# rule, dL/da = (-1)(1)(w3)(w1) + (-1)(1)(w4)(w2): two paths lead from L to a.
+#
+# Write `path_sum_grad(output, leaf)` that applies the rule to any graph of element-wise operations in
+# which every tensor has the same shape: the sum, over every path from `output.grad_fn` to the leaf's
+# `AccumulateGrad` node, of the product of the local derivatives along the path (element-wise).
+#
+# - The local derivatives of a node: `call_node(node, [ones])` with `ones = torch.ones_like(output)`
+#   returns one tensor (or `None`) per entry of `node.next_functions`.
+# - A path ends at an `AccumulateGrad` node; it counts if that node's `.variable` is `leaf`. Two edges
+#   from one node to the same child are two paths (`x * x`).
+# - Do not keep a set of visited nodes: a shared node lies on several paths, and each path counts.
+#   (The number of paths can grow exponentially; that is why the engine sums at shared nodes instead.)
+# - Work under `torch.no_grad()`, return `torch.zeros_like(leaf)` when no path reaches the leaf, don't
+#   call `backward` or `autograd.grad`, and don't recurse.
+
+# %% nbgrader="solution" id="path_sum_grad"
+def path_sum_grad(output, leaf):
+    """dOutput/dLeaf (element-wise) as the sum over paths of the products of local derivatives."""
+    ### BEGIN SOLUTION
+    total = torch.zeros_like(leaf)
+    if output.grad_fn is None:
+        return total
+    with torch.no_grad():
+        ones, local = torch.ones_like(output), {}
+        stack = [(output.grad_fn, ones)]
+        while stack:
+            node, product = stack.pop()
+            if node not in local:
+                local[node] = call_node(node, [ones])
+            for (child, _), derivative in zip(node.next_functions, local[node]):
+                if child is None or derivative is None:
+                    continue
+                if isinstance(child, AccumulateGrad):
+                    if child.variable is leaf:
+                        total = total + product * derivative
+                else:
+                    stack.append((child, product * derivative))
+    return total
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="path_sum_grad-tests" points=3
+torch.manual_seed(0)
+a, w1, w2, w3, w4 = [torch.randn(3, 3, requires_grad=True) for _ in range(5)]
+b = w1 * a
+c = w2 * a
+d = w3 * b + w4 * c
+L = 10 - d
+assert close(path_sum_grad(L, a), -(w3 * w1 + w4 * w2), 1e-5), "dL/da: two paths, through b and through c"
+assert close(path_sum_grad(L, w4), -c, 1e-5), "dL/dw4: one path, through d"
+assert close(path_sum_grad(L, torch.ones(3, 3, requires_grad=True)), torch.zeros(3, 3)), \
+    "a leaf L does not depend on: zeros"
+x = torch.tensor(3.0, requires_grad=True)
+assert close(path_sum_grad(x * x, x), 6.0), "x * x: two edges to x, two paths, 3 + 3"
+assert a.grad is None, "don't call backward: the point is to do it by hand"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a02_backward
+a02_backward.check_path_sum_grad(path_sum_grad)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="outro"
+# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.

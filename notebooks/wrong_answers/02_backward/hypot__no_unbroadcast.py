@@ -1,0 +1,12 @@
+# Forgets to sum over the broadcast dimensions: the gradients have the output's shape.
+class Hypot(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        out = (a * a + b * b).sqrt()
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        return grad * a / out, grad * b / out

@@ -1,0 +1,19 @@
+# Adds the paths that end at any leaf, not only at `leaf`.
+def path_sum_grad(output, leaf):
+    """dOutput/dLeaf (element-wise) as the sum over paths of the products of local derivatives."""
+    total = torch.zeros_like(leaf)
+    if output.grad_fn is None:
+        return total
+    with torch.no_grad():
+        ones = torch.ones_like(output)
+        stack = [(output.grad_fn, ones)]
+        while stack:
+            node, product = stack.pop()
+            for (child, _), derivative in zip(node.next_functions, call_node(node, [ones])):
+                if child is None or derivative is None:
+                    continue
+                if isinstance(child, AccumulateGrad):
+                    total = total + product * derivative
+                else:
+                    stack.append((child, product * derivative))
+    return total

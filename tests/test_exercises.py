@@ -1,0 +1,439 @@
+"""The graded exercises grade right, proved with real nbgrader.
+
+Fast tests check the sources, the wrong-answer corpus and the student edition. The slow ones
+(marked ``slow``, still part of ``make test``) release the course into a temporary copy and run
+one ``nbgrader autograde`` per assignment over many submissions at once (a kernel start costs
+seconds, so students are batched; the assignments are graded in parallel):
+
+- ``solutions``: the source notebook, solutions in: full marks, nothing on stderr;
+- ``untouched``: the released notebook as a student gets it: 0 on every graded cell;
+- ``wrong-<exercise>-<name>``: the source notebook with one solution cell replaced by
+  ``notebooks/wrong_answers/<assignment>/<exercise>__<name>.py``: loses that exercise's points
+  and only those.
+
+Autograde times are written to ``_build/exercises/autograde_times.json``.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import course
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+ASSIGNMENTS = course.assignments()
+TIME_BUDGET_S = 10  # test time per graded notebook (issue 5)
+
+
+def source_notebook(assignment):
+    return nbformat.read(NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+
+
+def exercises(assignment):
+    """``{solution cell id: points}``, in notebook order."""
+    nb = source_notebook(assignment)
+    points = {c.id[:-len("-tests")]: c.metadata.nbgrader["points"] for c in nb.cells
+              if c.metadata.get("nbgrader", {}).get("grade")}
+    return {c.id: points[c.id] for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
+
+
+def wrong_answers(assignment):
+    return sorted((NOTEBOOKS / "wrong_answers" / assignment).glob("*__*.py"))
+
+
+def solution_regions(source):
+    return re.findall(r"### BEGIN SOLUTION\n(.*?)\n[ \t]*### END SOLUTION", source, flags=re.S)
+
+
+# ---- the sources ---------------------------------------------------------------------------------------------------
+
+def test_there_are_assignments():
+    assert ASSIGNMENTS[:2] == ["01_graphs", "02_backward"]
+
+
+def test_generated_notebooks_are_up_to_date_with_the_text_sources():
+    stale = course.build_sources(check=True)
+    assert not stale, f"run `.venv/bin/python notebooks/build_sources.py`: out of date: {stale}"
+
+
+def test_every_source_notebook_is_a_generated_one():
+    generated = {p.parent.name for p in (NOTEBOOKS / "source").glob("*/*.ipynb")}
+    assert generated == set(ASSIGNMENTS)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_assignment_structure(assignment):
+    nb = source_notebook(assignment)
+    graded = exercises(assignment)
+    assert 3 <= len(graded) <= 5, f"{assignment}: {len(graded)} exercises, the course has 3-5 per assignment"
+    assert all(p > 0 for p in graded.values())
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].metadata.nbgrader["locked"], "starts with a recap"
+    module = __import__(f"autograder.checks.a{assignment}", fromlist=["_"])
+    for exercise in graded:
+        tests = next(c for c in nb.cells if c.id == f"{exercise}-tests")
+        visible = tests.source.split("### BEGIN HIDDEN TESTS")[0]
+        assert visible.count("assert ") >= 2, f"{exercise}: give the student visible tests"
+        assert f"check_{exercise}(" in tests.source, f"{exercise}: hidden tests call checks.check_{exercise}"
+        assert hasattr(module, f"check_{exercise}"), f"autograder.checks.a{assignment} lacks check_{exercise}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_notebook_metadata_is_what_nbgrader_expects(assignment):
+    from nbgrader.nbgraderformat import MetadataValidator
+    nb = source_notebook(assignment)
+    MetadataValidator().validate_nb(nb)
+    ids = [c.metadata.nbgrader["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    assert len(ids) == len(set(ids))
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader")
+        if meta:
+            assert meta["schema_version"] == 3 and meta["grade_id"] == cell.id
+            assert meta["locked"] != meta["solution"]
+
+
+def test_text_source_errors_are_reported(tmp_path):
+    text = tmp_path / "99_bad.py"
+    text.write_text('# %% nbgrader="solution" id="answer"\nx = 1\n')
+    with pytest.raises(ValueError, match="needs a tests cell"):
+        course.notebook_from_text(text)
+    text.write_text('# %% nbgrader="tests" id="answer-tests"\nassert True\n')
+    with pytest.raises(ValueError, match="points=N"):
+        course.notebook_from_text(text)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_wrong_answer_corpus_has_two_per_exercise(assignment):
+    graded = exercises(assignment)
+    files = wrong_answers(assignment)
+    names = [p.stem.split("__")[0] for p in files]
+    assert set(names) <= set(graded), f"unknown exercises: {set(names) - set(graded)}"
+    for exercise in graded:
+        assert names.count(exercise) >= 2, f"{assignment}.{exercise}: at least two wrong answers"
+    for path in files:
+        compile(path.read_text(), str(path), "exec")
+        assert path.read_text().startswith("# "), f"{path.name}: first line says what the mistake is"
+
+
+# ---- the student edition ---------------------------------------------------------------------------------------
+
+def test_stub_exercises_replaces_marked_regions_only():
+    source = textwrap.dedent("""\
+        def kept():
+            return 1
+
+
+        def answer(x):
+            \"\"\"Docstring stays.\"\"\"
+            # BEGIN EXERCISE 09.answer
+            secret = x * 42
+            return secret
+            # END EXERCISE
+        """)
+    assert [r[:3] for r in course.exercise_regions(source)] == [("09.answer", 7, 10)]
+    stubbed = course.stub_exercises(source, lambda e: "09_x/09_x.ipynb")
+    assert "secret" not in stubbed and "def kept" in stubbed and "Docstring stays" in stubbed
+    namespace = {}
+    exec(stubbed, namespace)
+    with pytest.raises(NotImplementedError, match=r"Exercise 09\.answer: you write this in the notebook 09_x"):
+        namespace["answer"](1)
+    with pytest.raises(ValueError, match="never closed"):
+        course.exercise_regions("# BEGIN EXERCISE 01.x\n")
+
+
+def test_marked_regions_in_chibigrad_name_an_assignment():
+    numbers = {a[:2] for a in ASSIGNMENTS}
+    found = {}
+    for path in (ROOT / "chibigrad").rglob("*.py"):
+        for exercise, *_ in course.exercise_regions(path.read_text()):
+            found[exercise] = path
+    assert "02.hypot" in found
+    assert all(e[:2] in numbers for e in found), found
+
+
+@pytest.fixture(scope="session")
+def released(tmp_path_factory):
+    """The course copied to a temporary directory and released from there."""
+    base = tmp_path_factory.mktemp("course")
+    course_dir = base / "course"
+    course_dir.mkdir()
+    shutil.copy(NOTEBOOKS / "nbgrader_config.py", course_dir)
+    for sub in ("source", "source_text"):
+        shutil.copytree(NOTEBOOKS / sub, course_dir / sub)
+    start = time.perf_counter()
+    student = course.release_student_edition(base / "student", course_dir=course_dir)
+    return {"course": course_dir, "student": student, "release_s": time.perf_counter() - start}
+
+
+def _normalized(code):
+    """Lines without comments and whitespace, blank lines dropped: what copying code keeps."""
+    lines = []
+    for line in code.splitlines():
+        line = re.sub(r"\s+", "", re.sub(r"#.*$", "", line))
+        if line:
+            lines.append(line)
+    return lines
+
+
+def _answers():
+    """``(name, normalized lines)`` of every graded answer: notebook solutions and chibigrad's marked regions."""
+    for assignment in ASSIGNMENTS:
+        for cell in source_notebook(assignment).cells:
+            for region in solution_regions(cell.source):
+                yield f"{assignment}:{cell.id}", _normalized(region)
+    for path in (ROOT / "chibigrad").rglob("*.py"):
+        for exercise, first, _, text in course.exercise_regions(path.read_text()):
+            yield f"{path.relative_to(ROOT)}:{first} ({exercise})", _normalized(text)
+
+
+def _windows(lines, n):
+    return {tuple(lines[i:i + n]) for i in range(len(lines) - n + 1)}
+
+
+def _leaks(lines, corpus_lines):
+    """Pieces of an answer found in the corpus: a long line (>= 40 characters), or three lines in a row
+    (the whole answer if it is shorter). Two lines in a row is too little: `ctx.save_for_backward(a, b, out)`
+    then `return out` is how many of chibigrad's own ops end their forward."""
+    n = min(3, len(lines))
+    present, windows = set(corpus_lines), _windows(corpus_lines, n)
+    found = [line for line in lines if len(line) >= 40 and line in present]
+    found += [" / ".join(w) for w in _windows(lines, n) if w in windows]
+    return found
+
+
+def _edition_lines(directory):
+    lines = []
+    for path in sorted(Path(directory).rglob("*")):
+        if path.suffix == ".py":
+            lines += _normalized(path.read_text())
+        elif path.suffix == ".ipynb":
+            for cell in nbformat.read(path, as_version=4).cells:
+                lines += _normalized(cell.source) if cell.cell_type == "code" else []
+    return lines
+
+
+def test_leak_check_finds_answers_in_the_instructor_files():
+    """The check below is not vacuous: it flags every answer in the files that hold it."""
+    corpus = _edition_lines(NOTEBOOKS / "source") + _edition_lines(ROOT / "chibigrad")
+    for name, lines in _answers():
+        assert _leaks(lines, corpus), f"{name}: the leak check cannot see this answer"
+
+
+@pytest.mark.slow
+def test_no_graded_answer_in_the_student_edition(released):
+    corpus = _edition_lines(released["student"])
+    leaks = {name: found for name, lines in _answers() if (found := _leaks(lines, corpus))}
+    assert not leaks, f"answers found in the student edition: {leaks}"
+
+
+@pytest.mark.slow
+def test_student_edition_layout(released):
+    student = released["student"]
+    for assignment in ASSIGNMENTS:
+        nb_path = student / assignment / f"{assignment}.ipynb"
+        text = nb_path.read_text()
+        for secret in ("BEGIN SOLUTION", "HIDDEN TESTS", "autograder"):
+            assert secret not in text, f"{nb_path.name} mentions {secret!r}"
+        for exercise in exercises(assignment):
+            assert f'NotImplementedError(\\"Exercise {assignment[:2]}.{exercise}:' in text
+    for name in ("README.md", "requirements.txt", "pyproject.toml", "nbgrader_config.py"):
+        assert (student / name).is_file(), name
+    requirements = (student / "requirements.txt").read_text()
+    assert "nbgrader==" in requirements and "numpy==" in requirements and "jupyterlab==" in requirements
+    package_text = "".join(p.read_text() for p in (student / "chibigrad").rglob("*.py"))
+    assert "BEGIN EXERCISE" not in package_text and "__pycache__" not in str(list((student / "chibigrad").rglob("*")))
+
+
+def _run_with_student_edition(student, code):
+    env = dict(os.environ, PYTHONPATH=str(student))
+    return subprocess.run([sys.executable, "-c", code], cwd=student.parent, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.slow
+def test_student_package_works_without_the_answers(released):
+    student = released["student"]
+    code = textwrap.dedent("""
+        import chibigrad as torch
+        assert torch.__file__.startswith(%r), torch.__file__
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x.sin() * x + x ** 2).sum().backward()
+        torch.nn.Linear(3, 2)(torch.randn(4, 3)).sum().backward()
+        try:
+            torch.hypot(x, x)
+        except NotImplementedError as err:
+            print(err)
+    """ % str(student))
+    result = _run_with_student_edition(student, code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Exercise 02.hypot: you write this in the notebook 02_backward/02_backward.ipynb."
+
+
+def _filled(released_nb, source_nb):
+    """The released notebook with the source's solution cells put back: a student who solved everything."""
+    solutions = {c.id: c.source for c in source_nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    for cell in released_nb.cells:
+        if cell.id in solutions:
+            cell.source = solutions[cell.id]
+    return released_nb
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_visible_tests_pass_with_the_student_edition_and_validate_says_so(released, assignment, tmp_path):
+    """What a student sees: solutions + the student chibigrad pass the visible tests, and the Validate
+    button (nbgrader validate, run in the student edition's directory with its config) says so."""
+    student = released["student"]
+    work = tmp_path / "student"
+    shutil.copytree(student, work)
+    path = work / assignment / f"{assignment}.ipynb"
+    nb = _filled(nbformat.read(path, as_version=4), source_notebook(assignment))
+    check = nbformat.v4.new_code_cell(
+        f"import chibigrad\nassert chibigrad.__file__.startswith({str(work)!r}), chibigrad.__file__", id="which",
+        metadata={"nbgrader": {"grade": True, "grade_id": "which", "locked": True, "points": 0,
+                               "schema_version": 3, "solution": False, "task": False}})
+    nb.cells.append(check)  # a graded cell, so validate fails if the kernel imported the full chibigrad
+    nbformat.write(nb, path)
+    env = dict(course.nbgrader_env(), PYTHONPATH=str(work))
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], cwd=work, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert "Success! Your notebook passes all the tests." in result.stdout, result.stdout + result.stderr
+    untouched = student / assignment / f"{assignment}.ipynb"
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(untouched)], cwd=work, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert f"VALIDATION FAILED ON {len(exercises(assignment))} CELL(S)" in result.stdout, result.stdout
+
+
+# ---- grading with nbgrader autograde ---------------------------------------------------------------------------------
+
+def _submissions(assignment, course_dir):
+    """``{student id: (notebook, wrong exercise or None)}``."""
+    source = source_notebook(assignment)
+    released_nb = nbformat.read(course_dir / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    subs = {"solutions": (source, None), "untouched": (released_nb, None)}
+    for path in wrong_answers(assignment):
+        exercise, name = path.stem.split("__")
+        nb = nbformat.from_dict(json.loads(json.dumps(source)))  # deep copy
+        cell = next(c for c in nb.cells if c.id == exercise)
+        cell.source = path.read_text().rstrip("\n")
+        subs[f"wrong-{exercise}-{name}".replace("_", "-")] = (nb, exercise)
+    return subs
+
+
+def _autograde(assignment, released):
+    """Autograde every submission of one assignment in a copy of the released course."""
+    course_dir = released["course"].parent / f"grade-{assignment}"
+    shutil.copytree(released["course"], course_dir)
+    subs = _submissions(assignment, course_dir)
+    for student, (nb, _) in subs.items():
+        target = course_dir / "submitted" / student / assignment / f"{assignment}.ipynb"
+        target.parent.mkdir(parents=True)
+        nbformat.write(nb, target)
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment], cwd=course_dir,
+                            env=course.nbgrader_env(), capture_output=True, text=True, timeout=1800)
+    wall = time.perf_counter() - start
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    from nbgrader.api import Gradebook
+    scores = {}
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        for student in subs:
+            nb = gb.find_submission_notebook(assignment, assignment, student)
+            scores[student] = {g.name[:-len("-tests")]: (g.score, g.max_score) for g in nb.grades}
+    autograded = {s: nbformat.read(course_dir / "autograded" / s / assignment / f"{assignment}.ipynb", as_version=4)
+                  for s in subs}
+    return {"scores": scores, "wrong": {s: e for s, (_, e) in subs.items()}, "autograded": autograded,
+            "wall_s": wall, "log": result.stderr}
+
+
+@pytest.fixture(scope="session")
+def graded(released):
+    """Both assignments autograded in parallel: ``{assignment: results}``."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {a: pool.submit(_autograde, a, released) for a in ASSIGNMENTS}
+        results = {a: f.result() for a, f in futures.items()}
+    _write_times(results, released)
+    return results
+
+
+def _cell_seconds(cell):
+    meta = cell.metadata.get("execution", {})
+    start, end = meta.get("iopub.execute_input"), meta.get("shell.execute_reply")
+    if not (start and end):
+        return 0.0
+    parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
+    return (parse(end) - parse(start)).total_seconds()
+
+
+def _test_seconds(nb):
+    return sum(_cell_seconds(c) for c in nb.cells if c.cell_type == "code")
+
+
+def _write_times(results, released):
+    report = {"release_s": round(released["release_s"], 1)}
+    for assignment, r in results.items():
+        report[assignment] = {
+            "notebooks": len(r["scores"]),
+            "autograde_wall_s": round(r["wall_s"], 1),
+            "wall_s_per_notebook": round(r["wall_s"] / len(r["scores"]), 1),
+            "solutions_execution_s": round(_test_seconds(r["autograded"]["solutions"]), 2),
+            "solutions_cells_s": {c.id: round(_cell_seconds(c), 2) for c in r["autograded"]["solutions"].cells
+                                  if c.cell_type == "code"},
+        }
+    out = ROOT / "_build" / "exercises"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "autograde_times.json").write_text(json.dumps(report, indent=1) + "\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solutions_score_full_marks_without_stderr(graded, assignment):
+    r = graded[assignment]
+    scores = r["scores"]["solutions"]
+    assert set(scores) == set(exercises(assignment))
+    assert all(score == top for score, top in scores.values()), scores
+    for cell in r["autograded"]["solutions"].cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", f"{cell.id}: {output.get('evalue')}"
+            assert not (output.output_type == "stream" and output.name == "stderr"), f"{cell.id}: {output.text}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_untouched_release_scores_zero_everywhere(graded, assignment):
+    scores = graded[assignment]["scores"]["untouched"]
+    assert set(scores) == set(exercises(assignment))
+    assert all(score == 0 for score, _ in scores.values()), scores
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_wrong_answer_loses_its_exercise_points_and_only_those(graded, assignment):
+    r = graded[assignment]
+    problems = []
+    for student, exercise in r["wrong"].items():
+        if exercise is None:
+            continue
+        for name, (score, top) in r["scores"][student].items():
+            if name == exercise and score >= top:
+                problems.append(f"{student}: not caught, {name} scored {score}/{top}")
+            if name != exercise and score < top:
+                problems.append(f"{student}: also lost points on {name} ({score}/{top})")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_grading_one_notebook_takes_under_the_time_budget(graded, assignment):
+    seconds = _test_seconds(graded[assignment]["autograded"]["solutions"])
+    assert seconds < TIME_BUDGET_S, f"{assignment}: the solutions notebook ran {seconds:.1f} s under autograde"
