@@ -12,13 +12,15 @@ PYTEST_ARGS ?=
 # Extra jupyter-book arguments, e.g. `make book BOOK_ARGS=--all` to re-build every page.
 BOOK_ARGS ?=
 
-.PHONY: help venv test book bench clean
+.PHONY: help venv test book bench clean release lab
 
 help:
 	@echo "make book   build the Jupyter Book into _build/html (open _build/html/index.html)"
 	@echo "make test   run the test suite"
 	@echo "make clean  remove _build (the rendered book and its execution cache)"
 	@echo "make bench  run the speed and memory benchmarks (prints ratios; see benchmarks/README.md)"
+	@echo "make release  write the student edition (notebooks, stubbed chibigrad) into $(STUDENT)"
+	@echo "make lab    open JupyterLab on the student edition (nbgrader's Validate button included)"
 	@echo "Both create $(VENV) from requirements.txt on first use (and when it or pyproject.toml changes)."
 
 venv: $(STAMP)
@@ -57,3 +59,15 @@ bench: $(STAMP)
 
 clean:
 	rm -rf _build
+
+# The exercises (notebooks/README.md): the student edition, and JupyterLab on it. PYTHONPATH makes
+# the kernel (and Validate) import the student chibigrad, not the full one installed in $(VENV).
+STUDENT := build/student
+
+release: $(STAMP)
+	$(PY) -m autograder.course build --check
+	$(PY) -m autograder.course release $(STUDENT)
+
+lab: release
+	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)/$(STUDENT)" \
+		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" "$(CURDIR)/$(VENV)/bin/jupyter" lab
