@@ -88,8 +88,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
         Tensor = _tensor.Tensor
         needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
-        if True not in needs:
-            return _run_unrecorded(cls, needs, args, kwargs)
+        if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
+            grad_mode._set_enabled(False)
+            try:
+                return _run_unrecorded(cls, needs, args, kwargs)
+            finally:
+                grad_mode._set_enabled(True)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
         grad_mode._set_enabled(False)  # forward itself is never recorded
