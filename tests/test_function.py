@@ -474,8 +474,6 @@ def test_forward_runs_without_grad_even_when_no_input_requires_grad():
     assert not y.requires_grad and y.grad_fn is None  # PyTorch: forward never records
 
 
-@pytest.mark.xfail(strict=True, reason="engine gap: an input returned as is becomes the output (PyTorch returns "
-                                       "a new tensor viewing it) and the input loses its AccumulateGrad")
 def test_function_returning_its_input_leaves_the_input_alone():
     class Identity(Function):
         @staticmethod

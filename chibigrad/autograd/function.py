@@ -101,8 +101,19 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             grad_mode._set_enabled(True)
-        _connect(ctx, args, outputs if isinstance(outputs, tuple) else (outputs,))
-        return outputs
+        single = not isinstance(outputs, tuple)
+        outputs = _new_outputs(ctx, args, (outputs,) if single else outputs)
+        _connect(ctx, args, outputs)
+        return outputs[0] if single else outputs
+
+
+def _new_outputs(ctx, args, outs):
+    """An input returned as is (and not marked dirty) becomes a new tensor over the same
+    data, as in PyTorch; otherwise recording would turn the input itself into an output."""
+    if not any([o is a for o in outs for a in args]):
+        return outs
+    return tuple(o._shallow_copy() if any([o is a for a in args]) and not any([o is d for d in ctx.dirty_tensors])
+                 else o for o in outs)
 
 
 class _NoGradNeeds(dict):

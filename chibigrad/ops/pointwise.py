@@ -76,7 +76,8 @@ class Div(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         x, y = arrays(a, b)
-        out = np.true_divide(x, y)
+        with np.errstate(divide="ignore", invalid="ignore"):  # x/0 is inf or nan, silently, as in PyTorch
+            out = np.true_divide(x, y)
         return wrap(out if a.dtype.is_floating_point or b.dtype.is_floating_point else out.astype(np.float32))
 
     @staticmethod
@@ -163,7 +164,8 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = wrap(np.exp(float_array(a)))
+        with np.errstate(over="ignore"):
+            out = wrap(np.exp(float_array(a)))
         ctx.save_for_backward(out)
         return out
 
