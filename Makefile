@@ -63,6 +63,8 @@ clean:
 # The exercises (notebooks/README.md): the student edition, and JupyterLab on it. PYTHONPATH makes
 # the kernel (and Validate) import the student chibigrad, not the full one installed in $(VENV).
 STUDENT := build/student
+# Extra JupyterLab arguments, e.g. `make lab LAB_ARGS="--no-browser --port 8888"`.
+LAB_ARGS ?=
 
 release: $(STAMP)
 	$(PY) -m autograder.course build --check
@@ -70,4 +72,4 @@ release: $(STAMP)
 
 lab: release
 	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)/$(STUDENT)" \
-		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" "$(CURDIR)/$(VENV)/bin/jupyter" lab
+		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" "$(CURDIR)/$(VENV)/bin/jupyter" lab $(LAB_ARGS)

@@ -31,9 +31,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nbgrader.converters import GenerateAssignment
-from nbgrader.preprocessors import ClearSolutions as _ClearSolutions
-
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 PACKAGE = ROOT / "chibigrad"
@@ -43,29 +40,6 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 BEGIN_EXERCISE = re.compile(r"^(?P<indent>[ \t]*)# BEGIN EXERCISE (?P<id>\d\d\.[A-Za-z0-9_]+)[ \t]*$")
 END_EXERCISE = re.compile(r"^[ \t]*# END EXERCISE[ \t]*$")
 STUDENT_REQUIREMENTS = ["numpy", "jupyterlab", "notebook", "nbgrader", "ipykernel"]
-
-
-# ---- nbgrader plug-in ---------------------------------------------------------------------------------------------
-
-class ClearSolutions(_ClearSolutions):
-    """nbgrader's ClearSolutions, with ``{exercise}`` in the stub replaced by the
-    exercise's name (``01.walk``), so a student who runs an unanswered cell reads
-    which exercise it is."""
-
-    def preprocess_cell(self, cell, resources, cell_index):
-        stub, grade_id = self.code_stub, cell.metadata.get("nbgrader", {}).get("grade_id", "")
-        name = exercise_name(resources["nbgrader"]["assignment"], grade_id)
-        self.code_stub = {language: text.replace("{exercise}", name) for language, text in stub.items()}
-        try:
-            return super().preprocess_cell(cell, resources, cell_index)
-        finally:
-            self.code_stub = stub
-
-
-def generate_assignment_preprocessors():
-    """nbgrader's generate_assignment steps, with our ClearSolutions."""
-    steps = GenerateAssignment.class_traits()["preprocessors"].default()
-    return [ClearSolutions if step is _ClearSolutions else step for step in steps]
 
 
 # ---- notebooks from text ------------------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
 # nbgrader configuration of the chibigrad course. Run nbgrader commands in this directory
 # (`cd notebooks && ../.venv/bin/nbgrader ...`); the gradebook is notebooks/gradebook.db and the
 # generated folders (release/, submitted/, autograded/, feedback/) are git-ignored.
-from autograder.course import generate_assignment_preprocessors
+import os
+
+from autograder.nbgrader_plugins import generate_assignment_preprocessors
 
 c = get_config()  # noqa: F821
 
 c.CourseDirectory.course_id = "chibigrad"
-c.CourseDirectory.root = "."
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))  # this directory, wherever nbgrader runs
 
 # Each cell may run this long. A graded cell that runs out of time is interrupted and fails with the
 # message below; the rest of the notebook still runs.
@@ -24,7 +26,7 @@ c.Execute.raise_on_iopub_timeout = False
 c.OverwriteCells.add_missing_cells = True
 
 # What replaces `### BEGIN SOLUTION ... ### END SOLUTION` in the student's notebook;
-# {exercise} becomes the exercise's name, e.g. 01.walk (see autograder.course.ClearSolutions).
+# {exercise} becomes the exercise's name, e.g. 01.walk (see autograder.nbgrader_plugins.ClearSolutions).
 c.ClearSolutions.code_stub = {
     "python": '# YOUR CODE HERE\nraise NotImplementedError("Exercise {exercise}: replace this line with your code")'}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

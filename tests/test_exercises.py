@@ -125,6 +125,19 @@ def test_wrong_answer_corpus_has_two_per_exercise(assignment):
         assert path.read_text().startswith("# "), f"{path.name}: first line says what the mistake is"
 
 
+def test_checks_refuse_the_engine_doing_the_exercise():
+    """Exercises that re-implement what chibigrad ships block the shipped code while the answer runs."""
+    from autograder.checks import a01_graphs, a02_backward
+    from chibigrad.autograd import engine
+    with pytest.raises(AssertionError, match="walking the graph yourself"):
+        a01_graphs.check_walk(lambda t: engine.topological_order([t.grad_fn]) if t.grad_fn else [])
+    with pytest.raises(AssertionError, match="write the depth-first ordering yourself"):
+        a02_backward.check_dfs_order(engine.topological_order)
+    with pytest.raises(AssertionError, match="do not call Tensor.sum_to_size"):
+        a02_backward.check_sum_to(lambda grad, shape: grad.sum_to_size(shape))
+    assert engine.topological_order.__code__.co_name == "topological_order", "restored afterwards"
+
+
 # ---- the student edition ---------------------------------------------------------------------------------------
 
 def test_stub_exercises_replaces_marked_regions_only():
@@ -252,6 +265,20 @@ def test_student_edition_layout(released):
     assert "nbgrader==" in requirements and "numpy==" in requirements and "jupyterlab==" in requirements
     package_text = "".join(p.read_text() for p in (student / "chibigrad").rglob("*.py"))
     assert "BEGIN EXERCISE" not in package_text and "__pycache__" not in str(list((student / "chibigrad").rglob("*")))
+
+
+def test_lab_has_nbgraders_validate_button():
+    """`make lab` relies on the labextension (the button) and the server extension (what it calls)."""
+    prefix = Path(sys.prefix)
+    config = prefix / "etc" / "jupyter" / "jupyter_server_config.d" / "nbgrader.json"
+    if not config.is_file():
+        pytest.skip("not running in the project venv")
+    extensions = json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]
+    assert extensions.get("nbgrader.server_extensions.validate_assignment") is True
+    package = json.loads((prefix / "share/jupyter/labextensions/@jupyter/nbgrader/package.json").read_text())
+    assert package["version"] == __import__("nbgrader").__version__
+    disabled = prefix / "etc" / "jupyter" / "labconfig" / "page_config.json"
+    assert not disabled.is_file() or "@jupyter/nbgrader" not in disabled.read_text()
 
 
 def _run_with_student_edition(student, code):

@@ -2,6 +2,7 @@
 import collections
 
 import chibigrad as torch
+from chibigrad import viz
 from chibigrad.autograd import engine
 from chibigrad.autograd.function import Function
 from chibigrad.autograd.node import AccumulateGrad
@@ -9,7 +10,8 @@ from chibigrad.autograd.node import AccumulateGrad
 from . import (DEEP, call, deep_chain, diamond_chain, expect, forbidden, leaf, names, nodes_of, random_graph)
 
 WALK_YOURSELF = ("this exercise is about walking the graph yourself: do not call the engine's "
-                 "topological_order or _count_dependencies, follow next_functions with your own stack")
+                 "topological_order or _count_dependencies (or chibigrad.viz's walk); follow next_functions "
+                 "with your own stack")
 
 
 def graph_cases():
@@ -36,7 +38,7 @@ def graph_cases():
 
 
 def _run(what, fn, t):
-    with forbidden([engine.topological_order, engine._count_dependencies], WALK_YOURSELF):
+    with forbidden([engine.topological_order, engine._count_dependencies, viz._walk], WALK_YOURSELF):
         return call(what, fn, t)
 
 

@@ -131,14 +131,14 @@ a01_graphs.check_summarize(summarize)
 # %% [markdown] nbgrader="readonly" id="find_leaves-text"
 # ## Exercise 3: find the leaves (2 points)
 #
-# Write `find_leaves(t)`: the list of leaf tensors that `t.backward()` would write a `.grad` into, each
-# leaf once (in any order). They are the `.variable` of the graph's `AccumulateGrad` nodes. Careful:
-# `leaf in some_list` compares tensors with `==`, which compares *values*; two different leaves can
-# hold the same value. Compare with `is` (or keep a set of nodes).
+# Write `find_leaves(t)`: the `.variable` of every `AccumulateGrad` node reachable from `t.grad_fn`,
+# each leaf once, in any order: the leaves whose `.grad` `t.backward()` fills. A tensor without `grad_fn`
+# has none: return `[]`. Careful: `leaf in some_list` compares tensors with `==`, which compares
+# *values*, and two different leaves can hold the same value. Compare with `is` (or keep a set of nodes).
 
 # %% nbgrader="solution" id="find_leaves"
 def find_leaves(t):
-    """The leaf tensors whose .grad t.backward() would fill, each once."""
+    """The .variable of every AccumulateGrad node reachable from t.grad_fn, each once."""
     ### BEGIN SOLUTION
     if t.grad_fn is None:
         return []

@@ -1,6 +1,6 @@
 # Collects the leaf of every path: a leaf reached along two paths is returned twice.
 def find_leaves(t):
-    """The leaf tensors whose .grad t.backward() would fill, each once."""
+    """The .variable of every AccumulateGrad node reachable from t.grad_fn, each once."""
     leaves = []
     stack = [t.grad_fn] if t.grad_fn is not None else []
     while stack:
