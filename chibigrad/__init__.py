@@ -3,7 +3,12 @@
 ``import chibigrad as torch`` runs the covered subset of PyTorch programs
 unchanged: tensors, the differentiable ops, autograd, nn, optim and friends.
 """
-import sys as _sys
+import numpy as _np
+
+# PyTorch computes inf and nan silently (log(0) is -inf, 0/0 is nan); numpy warns on
+# each. Rather than pay for an np.errstate around every op, importing chibigrad turns
+# numpy's floating-point warnings off for the importing thread, as np.seterr documents.
+_np.seterr(all="ignore")
 
 from . import _dtype
 from ._device import device

@@ -23,10 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = sorted((GOLDEN / "programs").glob("*.py"))
 
 # Known differences, each to be fixed in chibigrad (strict: a fix makes the test fail until removed here).
-XFAIL = {
-    "nan_and_inf": "numpy RuntimeWarnings (divide by zero, invalid value, overflow) leak from ops; PyTorch is silent",
-    "shape_errors": "broadcasting / expand / mv shape errors are numpy's ValueError, not PyTorch's RuntimeError texts",
-}
+XFAIL = {}  # program stem -> why chibigrad does not print what PyTorch prints yet
 
 
 def _missing(program):

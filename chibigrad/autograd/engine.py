@@ -87,24 +87,23 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
     prev = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
     try:
-        with np.errstate(all="ignore"):  # like PyTorch: inf/nan gradients raise no warnings
-            for node in order:
-                grads = buffers.pop(node, None)
-                if grads is None or (needed is not None and node not in needed):
+        for node in order:
+            grads = buffers.pop(node, None)
+            if grads is None or (needed is not None and node not in needed):
+                continue
+            grads = _tensor_pre_hooks(node, grads)
+            if capture:
+                for nr in range(len(grads)):
+                    if (node, nr) in capture:
+                        captured[(node, nr)] = grads[nr]
+                if isinstance(node, AccumulateGrad):
                     continue
-                grads = _tensor_pre_hooks(node, grads)
-                if capture:
-                    for nr in range(len(grads)):
-                        if (node, nr) in capture:
-                            captured[(node, nr)] = grads[nr]
-                    if isinstance(node, AccumulateGrad):
-                        continue
-                outs = call_node(node, grads)
-                if not retain_graph:
-                    node.release_saved()
-                for (nxt, nr), g in zip(node.next_functions, outs):
-                    if nxt is not None and g is not None:
-                        _add_to_buffer(buffers, nxt, nr, g)
+            outs = call_node(node, grads)
+            if not retain_graph:
+                node.release_saved()
+            for (nxt, nr), g in zip(node.next_functions, outs):
+                if nxt is not None and g is not None:
+                    _add_to_buffer(buffers, nxt, nr, g)
     finally:
         grad_mode._set_enabled(prev)
     return captured

@@ -158,9 +158,8 @@ class NllLoss(Function):
         rows = np.arange(len(t))
         losses = -w * x[rows, t]
         total = w.sum()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ctx.scale = -w / total if reduction == "mean" else -w
-            out = losses.sum() / total if reduction == "mean" else reduce_array(losses, reduction)
+        ctx.scale = -w / total if reduction == "mean" else -w
+        out = losses.sum() / total if reduction == "mean" else reduce_array(losses, reduction)
         ctx.logp_shape, ctx.rows, ctx.targets, ctx.reduction = logp.shape, rows, t, reduction
         if reduction == "none":
             out = out.reshape(target.shape)

@@ -6,12 +6,29 @@ from ..tensor import Tensor, wrap
 
 
 def arrays(a, b):
+    """Both operands' arrays for an element-wise op: shapes checked, dtype promoted."""
+    if a._array.shape != b._array.shape:
+        check_broadcast(a._array.shape, b._array.shape)
+    return promoted(a, b)
+
+
+def promoted(a, b):
     """Both operands' arrays in their promoted dtype (PyTorch's rules, not numpy's)."""
     x, y = a._array, b._array
     if x.dtype == y.dtype:
         return x, y
     dt = result_type(a, b).np_type
     return x.astype(dt, copy=False), y.astype(dt, copy=False)
+
+
+def check_broadcast(shape_a, shape_b):
+    """PyTorch's error for shapes that do not broadcast (numpy's would be a ValueError)."""
+    ndim = max(len(shape_a), len(shape_b))
+    for i in range(1, min(len(shape_a), len(shape_b)) + 1):
+        sa, sb = shape_a[-i], shape_b[-i]
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                               f"non-singleton dimension {ndim - i}")
 
 
 def float_array(t):

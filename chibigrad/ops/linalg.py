@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import wrap
-from ._util import arrays, save_needed
+from ._util import promoted, save_needed
 
 
 class Mm(Function):
@@ -12,7 +12,7 @@ class Mm(Function):
     @staticmethod
     def forward(ctx, a, b):
         save_needed(ctx, a, b)
-        x, y = arrays(a, b)
+        x, y = promoted(a, b)
         return wrap(x @ y)
 
     @staticmethod
@@ -37,7 +37,7 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, a, b):
         save_needed(ctx, a, b)
-        x, y = arrays(a, b)
+        x, y = promoted(a, b)
         return wrap(np.asarray(x @ y))
 
     @staticmethod
@@ -53,7 +53,7 @@ class Mv(Function):
     @staticmethod
     def forward(ctx, a, v):
         save_needed(ctx, a, v)
-        x, y = arrays(a, v)
+        x, y = promoted(a, v)
         return wrap(x @ y)
 
     @staticmethod
@@ -74,7 +74,9 @@ def matmul(a, b):
                                % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
         return Dot.apply(a, b)
     if a.ndim == 2 and b.ndim == 1:
-        _check_inner(a, b, 0)
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                               f"vec ({b.shape[0]})")
         return Mv.apply(a, b)
     if a.ndim == 1:
         from .shape import SqueezeMatmul

@@ -76,8 +76,7 @@ class Div(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         x, y = arrays(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):  # x/0 is inf or nan, silently, as in PyTorch
-            out = np.true_divide(x, y)
+        out = np.true_divide(x, y)
         return wrap(out if a.dtype.is_floating_point or b.dtype.is_floating_point else out.astype(np.float32))
 
     @staticmethod
@@ -164,8 +163,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
-        with np.errstate(over="ignore"):
-            out = wrap(np.exp(float_array(a)))
+        out = wrap(np.exp(float_array(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -181,8 +179,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return wrap(np.log(float_array(a)))
+        return wrap(np.log(float_array(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -195,8 +192,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, a):
-        with np.errstate(invalid="ignore"):
-            out = wrap(np.sqrt(float_array(a)))
+        out = wrap(np.sqrt(float_array(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -443,8 +439,7 @@ class Reciprocal(Function):
 
     @staticmethod
     def forward(ctx, a):
-        with np.errstate(divide="ignore"):
-            out = wrap(1 / float_array(a))
+        out = wrap(1 / float_array(a))
         ctx.save_for_backward(out)
         return out
 

@@ -171,9 +171,8 @@ class Var(Function):
         ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
         ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
         ctx.save_for_backward(a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return wrap(np.asarray(a._array.var(axis=ctx.dims, ddof=correction, keepdims=keepdim),
-                                   dtype=a._array.dtype))
+        return wrap(np.asarray(a._array.var(axis=ctx.dims, ddof=correction, keepdims=keepdim),
+                               dtype=a._array.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -195,9 +194,8 @@ class Std(Function):
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
         ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = wrap(np.asarray(a._array.std(axis=ctx.dims, ddof=correction, keepdims=keepdim),
-                                  dtype=a._array.dtype))
+        out = wrap(np.asarray(a._array.std(axis=ctx.dims, ddof=correction, keepdims=keepdim),
+                              dtype=a._array.dtype))
         ctx.save_for_backward(a, out)
         return out
 

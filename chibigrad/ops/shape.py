@@ -145,12 +145,23 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, a, shape):
         shape = tuple(s if s != -1 else a.shape[i - (len(shape) - a.ndim)] for i, s in enumerate(shape))
+        _check_expand(a.shape, shape)
         ctx.in_shape = a.shape
         return view_of(a, np.broadcast_to(a._array, shape))
 
     @staticmethod
     def backward(ctx, grad):
         return grad.sum_to_size(ctx.in_shape), None
+
+
+def _check_expand(shape, target):
+    """PyTorch's error when ``shape`` cannot be expanded to ``target``."""
+    lead = len(target) - len(shape)
+    for i, size in enumerate(shape):
+        if size != 1 and size != target[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match the existing size "
+                               f"({size}) at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  "
+                               f"Tensor sizes: {list(shape)}")
 
 
 class Index(Function):
