@@ -14,6 +14,7 @@ Two steps, kept apart so each can be read (and replaced) on its own:
 Nothing here recurses, so a graph of any depth can be differentiated.
 """
 import contextlib
+import gc
 import heapq
 
 import numpy as np
@@ -86,6 +87,8 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
         _add_to_buffer(buffers, node, nr, grad)
     prev = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # backward makes no reference cycles; collections would only rescan the graph
     try:
         for node in order:
             grads = buffers.pop(node, None)
@@ -106,6 +109,8 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
                     _add_to_buffer(buffers, nxt, nr, g)
     finally:
         grad_mode._set_enabled(prev)
+        if gc_was_enabled:
+            gc.enable()
     return captured
 
 
