@@ -7,6 +7,7 @@ seconds, so students are batched; the assignments are graded in parallel):
 
 - ``solutions``: the source notebook, solutions in: full marks, nothing on stderr;
 - ``untouched``: the released notebook as a student gets it: 0 on every graded cell;
+- ``deleted-a-test-cell``: solutions, one tests cell deleted: nbgrader puts it back, full marks;
 - ``wrong-<exercise>-<name>``: the source notebook with one solution cell replaced by
   ``notebooks/wrong_answers/<assignment>/<exercise>__<name>.py``: loses that exercise's points
   and only those.
@@ -347,7 +348,10 @@ def _submissions(assignment, course_dir):
     """``{student id: (notebook, wrong exercise or None)}``."""
     source = source_notebook(assignment)
     released_nb = nbformat.read(course_dir / "release" / assignment / f"{assignment}.ipynb", as_version=4)
-    subs = {"solutions": (source, None), "untouched": (released_nb, None)}
+    deleted = nbformat.from_dict(json.loads(json.dumps(source)))
+    first = next(iter(exercises(assignment)))
+    deleted.cells = [c for c in deleted.cells if c.id != f"{first}-tests"]  # put back by add_missing_cells
+    subs = {"solutions": (source, None), "untouched": (released_nb, None), "deleted-a-test-cell": (deleted, None)}
     for path in wrong_answers(assignment):
         exercise, name = path.stem.split("__")
         nb = nbformat.from_dict(json.loads(json.dumps(source)))  # deep copy
@@ -433,6 +437,14 @@ def test_solutions_score_full_marks_without_stderr(graded, assignment):
         for output in cell.get("outputs", []):
             assert output.output_type != "error", f"{cell.id}: {output.get('evalue')}"
             assert not (output.output_type == "stream" and output.name == "stderr"), f"{cell.id}: {output.text}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_deleted_test_cell_is_put_back_and_graded(graded, assignment):
+    scores = graded[assignment]["scores"]["deleted-a-test-cell"]
+    assert set(scores) == set(exercises(assignment))
+    assert all(score == top for score, top in scores.values()), scores
 
 
 @pytest.mark.slow
