@@ -94,7 +94,8 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
             grads = buffers.pop(node, None)
             if grads is None or (needed is not None and node not in needed):
                 continue
-            grads = _tensor_pre_hooks(node, grads)
+            if node._tensor_hooks or node._retained:
+                grads = _tensor_pre_hooks(node, grads)
             if capture:
                 for nr in range(len(grads)):
                     if (node, nr) in capture:
@@ -160,7 +161,11 @@ def call_node(node, grads):
     if len(grads) > 1:
         grads = _materialize(node, grads)
     try:
-        outs = node.apply(*grads)
+        if node.array_backward and not (grad_mode._state.enabled or anomaly_mode._state.enabled
+                                        or node._post_hooks):
+            outs = _apply_on_arrays(node, grads)
+        else:
+            outs = node.apply(*grads)
     except Exception as err:
         anomaly_mode.report_failure(node, err)
         raise
@@ -173,6 +178,33 @@ def call_node(node, grads):
         if new is not None:
             outs = tuple(new)
     return outs
+
+
+def _apply_on_arrays(node, grads):
+    """Run a built-in op's backward on bare numpy arrays.
+
+    Its formula (``grad * b``, ``grad @ w.mT``, ...) reads the same for arrays and
+    tensors; without create_graph nothing needs recording, so skipping the Tensor
+    layer saves a Function call per operation. Ops opt in with ``array_backward = True``.
+    """
+    node._array_mode = True
+    try:
+        outs = node.apply(*[None if g is None else g._array for g in grads])
+    finally:
+        node._array_mode = False
+    if type(outs) is not tuple:
+        outs = (outs,)
+    return tuple(None if o is None else _wrap_grad(o, grads) for o in outs)
+
+
+def _wrap_grad(array, grads_in):
+    """A gradient array as a Tensor, flagged shared when it is (a view of) an incoming one."""
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    t = _tensor.wrap(array)
+    if array.base is not None or any([g is not None and array is g._array for g in grads_in]):
+        t._shared_grad = True
+    return t
 
 
 def _mark_shared(grads_in, grads_out):

@@ -48,8 +48,12 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, *grad_outputs):
         return self._forward_cls.backward(self, *grad_outputs)
 
+    _array_mode = False  # set by the engine while backward runs on numpy arrays
+
     @property
     def saved_tensors(self):
+        if self._array_mode:
+            return tuple(None if s is None else s.unpack_array(self) for s in self._saved_slots)
         return tuple(None if s is None else s.unpack(self) for s in self._saved_slots)
 
     @property
@@ -65,8 +69,8 @@ class FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("node_name", f"{name}Backward")
-        cls._backward_cls = type(node_name, (BackwardCFunction,), {"_forward_cls": cls,
-                                                                    "__module__": cls.__module__})
+        cls._backward_cls = type(node_name, (BackwardCFunction,), {
+            "_forward_cls": cls, "__module__": cls.__module__, "array_backward": getattr(cls, "array_backward", False)})
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):

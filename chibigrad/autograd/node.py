@@ -93,6 +93,14 @@ class SavedTensor:
             out.grad_fn, out._output_nr = node, self._output_nr
         return out
 
+    def unpack_array(self, node):
+        """The saved numpy array, with the same checks as ``unpack``."""
+        if self._data is None:
+            raise RuntimeError(FREED_MESSAGE)
+        if self._version[0] != self._saved_version:
+            raise RuntimeError(self._modified_message(node))
+        return self._data
+
     def _modified_message(self, node):
         """PyTorch's text: names the tensor's current grad_fn without its ``Backward<N>`` suffix."""
         data = self._data
@@ -139,6 +147,7 @@ class Node:
     _saved = ()
     _input_meta = ()  # (shape, numpy dtype) of each forward input that needs a gradient
     _tensor_args = ()  # positions of the forward's tensor arguments
+    array_backward = False  # may the engine run backward on bare numpy arrays? (see engine.call_node)
     _output_meta = (None,)  # (shape, dtype) per output
     _pre_hooks = ()
     _post_hooks = ()

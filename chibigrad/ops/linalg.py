@@ -8,6 +8,7 @@ from ._util import promoted, save_needed
 
 class Mm(Function):
     node_name = "MmBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -33,6 +34,7 @@ class Matmul(Mm):
 
 class Dot(Function):
     node_name = "DotBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -110,6 +112,7 @@ def _check_inner(a, b, b_dim):
 class Addmm(Function):
     """``bias + x @ weight.T`` in one node: nn.Linear's forward on a batch."""
     node_name = "AddmmBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, bias, x, weight):

@@ -15,6 +15,7 @@ from ._util import arrays, float_array, save_needed
 
 class Add(Function):
     node_name = "AddBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -28,6 +29,7 @@ class Add(Function):
 
 class Sub(Function):
     node_name = "SubBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -42,6 +44,7 @@ class Sub(Function):
 class Rsub(Function):
     """``number - tensor``, as PyTorch records it."""
     node_name = "RsubBackward1"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -55,6 +58,7 @@ class Rsub(Function):
 
 class Mul(Function):
     node_name = "MulBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -71,6 +75,7 @@ class Mul(Function):
 
 class Div(Function):
     node_name = "DivBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -88,6 +93,7 @@ class Div(Function):
 
 class Neg(Function):
     node_name = "NegBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -101,6 +107,7 @@ class Neg(Function):
 class Pow(Function):
     """``tensor ** number``; d/dx x^p = p x^(p-1)."""
     node_name = "PowBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, exponent):
@@ -160,6 +167,7 @@ class RPow(Function):
 
 class Exp(Function):
     node_name = "ExpBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -175,6 +183,7 @@ class Exp(Function):
 
 class Log(Function):
     node_name = "LogBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -189,6 +198,7 @@ class Log(Function):
 
 class Sqrt(Function):
     node_name = "SqrtBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -246,6 +256,7 @@ class Cos(Function):
 
 class Tanh(Function):
     node_name = "TanhBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -261,6 +272,7 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -279,6 +291,7 @@ class Sigmoid(Function):
 
 class Relu(Function):
     node_name = "ReluBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -436,6 +449,7 @@ class Sign(_ZeroGrad):
 
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -451,6 +465,7 @@ class Reciprocal(Function):
 
 class Clone(Function):
     node_name = "CloneBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
