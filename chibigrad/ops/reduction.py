@@ -162,17 +162,21 @@ def _prod_of_others(a, dims):
     return wrap(np.moveaxis(others, range(-len(dims), 0), dims))
 
 
+def _spread(ctx, fn, a, dim, correction, keepdim):
+    """np.var or np.std over ``dim``; remembers on ctx what both backwards need."""
+    ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
+    ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
+    return np.asarray(fn(a._array, axis=ctx.dims, ddof=correction, keepdims=keepdim), dtype=a._array.dtype)
+
+
 class Var(Function):
     """Variance with ``correction`` (1: unbiased, as torch.var's default)."""
     node_name = "VarBackward0"
 
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
-        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
-        ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
         ctx.save_for_backward(a)
-        return wrap(np.asarray(a._array.var(axis=ctx.dims, ddof=correction, keepdims=keepdim),
-                               dtype=a._array.dtype))
+        return wrap(_spread(ctx, np.var, a, dim, correction, keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -182,8 +186,12 @@ class Var(Function):
 
 
 def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
-    correction = (1 if unbiased else 0) if correction is None else correction
-    return Var.apply(a, dim, correction, keepdim)
+    return Var.apply(a, dim, _correction(unbiased, correction), keepdim)
+
+
+def _correction(unbiased, correction):
+    """torch's ``correction`` wins over the older ``unbiased`` flag."""
+    return (1 if unbiased else 0) if correction is None else correction
 
 
 class Std(Function):
@@ -192,10 +200,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
-        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
-        ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
-        out = wrap(np.asarray(a._array.std(axis=ctx.dims, ddof=correction, keepdims=keepdim),
-                              dtype=a._array.dtype))
+        out = wrap(_spread(ctx, np.std, a, dim, correction, keepdim))
         ctx.save_for_backward(a, out)
         return out
 
@@ -208,8 +213,7 @@ class Std(Function):
 
 
 def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
-    correction = (1 if unbiased else 0) if correction is None else correction
-    return Std.apply(a, dim, correction, keepdim)
+    return Std.apply(a, dim, _correction(unbiased, correction), keepdim)
 
 
 class Norm(Function):

@@ -8,7 +8,8 @@ hyper-parameters (so different layers can have different learning rates);
 import collections
 import itertools
 
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad
+from ..nn.modules.module import zero_grads
 from ..tensor import Tensor
 
 
@@ -67,16 +68,7 @@ class Optimizer:
         ``set_to_none=True`` drops the tensors: no memory, no work, and
         ``p.grad is None`` until the next backward.
         """
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.detach_()
-                    with no_grad():
-                        p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; ``closure`` re-evaluates the loss if given.

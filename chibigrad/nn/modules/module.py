@@ -244,15 +244,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Forget accumulated gradients; None (the default) frees them instead of filling with zeros."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad.detach_()
-                with no_grad():
-                    p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def _apply(self, fn):
         """Replace every parameter's and buffer's data by ``fn(data)`` (used by ``to``/``double``)."""
@@ -374,3 +366,16 @@ def _type_name(value):
         return value.type()
     cls = type(value)
     return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def zero_grads(params, set_to_none=True):
+    """What Module.zero_grad and Optimizer.zero_grad do to each parameter."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            p.grad.detach_()
+            with no_grad():
+                p.grad.zero_()
