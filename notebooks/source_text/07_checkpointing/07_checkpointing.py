@@ -1,0 +1,250 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] nbgrader="readonly" id="intro"
+# # Assignment 07: gradient checkpointing
+#
+# Chapter 7 in five lines:
+#
+# - Backward needs activations; a checkpointed segment keeps only its **input**, runs forward without a
+#   graph, and in backward runs the segment **again**, with a graph, to backpropagate through it.
+# - The trade: with `s` segments of an `L`-layer network, memory falls to about `s - 1 + L/s`
+#   activations; the price is one extra forward pass through the checkpointed segments.
+# - The last segment gains nothing from checkpointing (its backward runs right after forward).
+# - Randomness (dropout) must be **replayed**: save the generator's state in forward, restore it for
+#   the recomputation, then put the generator back where it was.
+# - `chibigrad.memory` counts bytes: `memory.measure()` (`.kept`: bytes still alive after the block),
+#   `memory.reset_peak()`, `memory.saved()`, `memory.max_saved()`.
+#
+# Write your code where a cell says `raise NotImplementedError("Exercise ...")` (delete that line). The
+# cell after each solution runs visible tests; grading adds hidden ones (dropout, frozen parameters,
+# nested checkpoints, memory measurements, other depths and budgets). The exercises are graded
+# separately: don't use one exercise's answer in another.
+
+# %% nbgrader="readonly" id="setup"
+import numpy as np
+
+import chibigrad as torch
+from chibigrad import memory, nn
+from chibigrad.autograd import Function
+from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
+
+
+def close(a, b, tol=1e-5):
+    """True when tensors (or arrays, numbers) a and b have the same shape and values."""
+    a, b = [np.asarray(v.detach() if isinstance(v, torch.Tensor) else v, dtype=np.float64) for v in (a, b)]
+    return a.shape == b.shape and np.allclose(a, b, rtol=tol, atol=tol)
+
+
+def mlp(depth, width=32, dropout=0.0):
+    """depth blocks of Linear(width, width), optional Dropout, Tanh, as one flat nn.Sequential."""
+    layers = []
+    for _ in range(depth):
+        layers += [nn.Linear(width, width)] + ([nn.Dropout(dropout)] if dropout else []) + [nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+def gradients(model, run, x, seed=0):
+    """Output and gradients (the parameters', then x's) of one step: loss = run(x).pow(2).mean()."""
+    model.zero_grad(set_to_none=True)
+    x.grad = None
+    torch.manual_seed(seed)
+    out = run(x)
+    out.pow(2).mean().backward()
+    return out.detach(), [p.grad for p in model.parameters()] + [x.grad]
+
+# %% [markdown] nbgrader="readonly" id="checkpoint_fn-text"
+# ## Exercise 1: a checkpoint Function that the parameters can see (4 points)
+#
+# chibigrad's `checkpoint` is one Function whose backward calls `backward()` on the recomputed graph, so
+# the parameters inside get their `.grad` *behind the engine's back*: its node has no edges to them, and
+# `torch.autograd.grad(loss, params)` cannot reach them. Write the other way: a Function that takes the
+# parameters as inputs, used as
+#
+#     out = CheckpointFn.apply(module, x, *module.parameters())
+#
+# - `forward(ctx, module, x, *params)`: run `module(x)` (forward runs with recording off: no graph, no
+#   activations), keep `x` with `save_for_backward`, the module on `ctx`, and the random generator's state
+#   (`torch.get_rng_state()`).
+# - `backward(ctx, grad)`: recompute `module(inner)` from a detached copy
+#   `inner = x.detach().requires_grad_(...)`, under `torch.enable_grad()` and with the generator set to the
+#   saved state (`torch.set_rng_state`), then put the generator back as it was. Get the gradients of
+#   `inner` and of the parameters with `torch.autograd.grad(out, [...], grad, allow_unused=True)` and
+#   **return** them: `None` for `module`, then `x`'s, then one per parameter. The engine adds them to
+#   `.grad`; don't call `backward()` yourself.
+# - Return `None` for `x`, or a parameter, whose `ctx.needs_input_grad` entry is `False`.
+#
+# Don't use chibigrad's `checkpoint` here.
+
+# %% nbgrader="solution" id="checkpoint_fn"
+class CheckpointFn(Function):
+    @staticmethod
+    def forward(ctx, module, x, *params):
+        ### BEGIN SOLUTION
+        ctx.module = module
+        ctx.rng_state = torch.get_rng_state()
+        ctx.save_for_backward(x)
+        return module(x)
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        (x,) = ctx.saved_tensors
+        needs_x, needs_params = ctx.needs_input_grad[1], ctx.needs_input_grad[2:]
+        inner = x.detach().requires_grad_(needs_x)
+        resume = torch.get_rng_state()
+        torch.set_rng_state(ctx.rng_state)
+        try:
+            with torch.enable_grad():
+                out = ctx.module(inner)
+        finally:
+            torch.set_rng_state(resume)
+        params = [p for p, needed in zip(ctx.module.parameters(), needs_params) if needed]
+        wanted = ([inner] if needs_x else []) + params
+        found = iter(torch.autograd.grad(out, wanted, grad, allow_unused=True) if wanted else ())
+        grad_x = next(found) if needs_x else None
+        return (None, grad_x) + tuple(next(found) if needed else None for needed in needs_params)
+        ### END SOLUTION
+
+# %% nbgrader="tests" id="checkpoint_fn-tests" points=4
+torch.manual_seed(0)
+model = mlp(3)
+x = torch.randn(8, 32, requires_grad=True)
+ref_out, ref_grads = gradients(model, model, x)
+out, grads = gradients(model, lambda x: CheckpointFn.apply(model, x, *model.parameters()), x)
+assert close(out, ref_out), "the checkpointed output differs from model(x)"
+assert all(g is not None for g in grads), "every parameter (and x) should get a gradient"
+assert all(close(g, r) for g, r in zip(grads, ref_grads)), "the gradients differ from those without checkpointing"
+out = CheckpointFn.apply(model, x, *model.parameters())
+assert out.grad_fn.name() == "CheckpointFnBackward", f"grad_fn: {out.grad_fn}"
+reached = torch.autograd.grad(out.sum(), list(model.parameters()))
+assert all(g is not None for g in reached), "autograd.grad should reach the parameters through your Function"
+with memory.measure() as m:
+    out = CheckpointFn.apply(model, x, *model.parameters())
+assert m.kept <= out.numel() * 4, f"forward kept {m.kept} bytes; only its output ({out.numel() * 4} bytes) should stay"
+drop = mlp(2, dropout=0.5)
+ref = gradients(drop, drop, x, seed=3)
+got = gradients(drop, lambda x: CheckpointFn.apply(drop, x, *drop.parameters()), x, seed=3)
+assert all(close(g, r) for g, r in zip(got[1], ref[1])), "with dropout: replay the random state in backward"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a07_checkpointing
+a07_checkpointing.check_checkpoint_fn(CheckpointFn)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="checkpoint_segments-text"
+# ## Exercise 2: checkpoint segments of any length (3 points)
+#
+# `checkpoint_sequential(model, s, x)` cuts a model into `s` **equal** segments. Layers differ in what
+# they keep (a wide layer keeps more than a narrow one), so you may want to cut elsewhere. Write
+# `checkpoint_segments(layers, boundaries, x)`:
+#
+# - `layers` is a list of modules, `boundaries` an increasing list of indices `0 < b1 < b2 < ... < len(layers)`
+#   where a new segment starts: `layers[:b1]`, `layers[b1:b2]`, ..., `layers[bk:]`. No boundaries: one
+#   segment.
+# - Run every segment but the last through chibigrad's `checkpoint(run_segment, inp, use_reentrant=False)`,
+#   where `run_segment(inp)` applies that segment's layers in order; run the last segment normally.
+#   Return the output.
+# - `checkpoint` calls `run_segment` again during backward, long after your loop has moved on. A
+#   function defined in a loop that reads the loop's variables sees their **last** values then.
+#
+# Don't call `checkpoint_sequential`.
+
+# %% nbgrader="solution" id="checkpoint_segments"
+def checkpoint_segments(layers, boundaries, x):
+    """Run layers in order; every segment but the last is checkpointed."""
+    ### BEGIN SOLUTION
+    def segment(part):
+        def run_segment(inp):
+            for layer in part:
+                inp = layer(inp)
+            return inp
+        return run_segment
+
+    starts = [0] + list(boundaries)
+    ends = list(boundaries) + [len(layers)]
+    for start, end in zip(starts[:-1], ends[:-1]):
+        x = checkpoint(segment(layers[start:end]), x, use_reentrant=False)
+    return segment(layers[starts[-1]:])(x)
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="checkpoint_segments-tests" points=3
+torch.manual_seed(1)
+model = mlp(4)
+layers = list(model.children())
+x = torch.randn(8, 32, requires_grad=True)
+ref_out, ref_grads = gradients(model, model, x)
+for boundaries in ([], [2], [2, 3, 6]):
+    out, grads = gradients(model, lambda x: checkpoint_segments(layers, boundaries, x), x)
+    assert close(out, ref_out), f"boundaries {boundaries}: the output differs from model(x)"
+    assert all(close(g, r) for g, r in zip(grads, ref_grads)), f"boundaries {boundaries}: the gradients differ"
+calls = [0] * len(layers)
+hooks = [layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
+         for k, layer in enumerate(layers)]
+checkpoint_segments(layers, [2, 5], x).sum().backward()
+for h in hooks:
+    h.remove()
+assert calls == [2, 2, 2, 2, 2, 1, 1, 1], f"calls per layer {calls}: the two first segments run twice, the last once"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a07_checkpointing
+a07_checkpointing.check_checkpoint_segments(checkpoint_segments)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="choose_segments-text"
+# ## Exercise 3: the fewest segments that fit a memory budget (2 points)
+#
+# More segments cost more recomputation, so you want the **smallest** `s` whose memory fits. Write
+# `choose_segments(model, x, budget)` for an `nn.Sequential` `model` of `L` layers: for `s = 1, 2, ..., L`,
+# measure the peak of saved bytes during one training step
+#
+#     out = checkpoint_sequential(model, s, x, use_reentrant=False)
+#     out.pow(2).mean().backward()
+#
+# as `memory.max_saved() - before`, where `before = memory.saved()` is read right after
+# `memory.reset_peak()` and right before the forward. Return the smallest `s` whose peak is
+# `<= budget` (bytes), or `None` if no `s` fits. (With `s = 1` nothing is checkpointed.) `s` need not
+# divide `L`: `checkpoint_sequential` gives the remaining layers to the last segment, and the peak is not
+# a smooth function of `s`, so measure every `s` rather than guess.
+
+# %% nbgrader="solution" id="choose_segments"
+def choose_segments(model, x, budget):
+    """The fewest segments whose training step keeps at most `budget` saved bytes at its peak (or None)."""
+    ### BEGIN SOLUTION
+    for s in range(1, len(model) + 1):
+        memory.reset_peak()
+        before = memory.saved()
+        out = checkpoint_sequential(model, s, x, use_reentrant=False)
+        out.pow(2).mean().backward()
+        if memory.max_saved() - before <= budget:
+            return s
+    return None
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="choose_segments-tests" points=2
+torch.manual_seed(2)
+model = mlp(6, width=64)  # 12 layers
+x = torch.randn(16, 64)
+peaks = {}
+for s in range(1, 13):
+    memory.reset_peak()
+    before = memory.saved()
+    checkpoint_sequential(model, s, x, use_reentrant=False).pow(2).mean().backward()
+    peaks[s] = memory.max_saved() - before
+print({s: p // 1024 for s, p in peaks.items()}, "KiB")
+assert choose_segments(model, x, peaks[1]) == 1, "a budget that fits the whole step: no checkpointing (s = 1)"
+assert choose_segments(model, x, min(peaks.values()) - 1) is None, "a budget below every peak: None"
+budget = (peaks[1] + min(peaks.values())) // 2
+expected = min(s for s, p in peaks.items() if p <= budget)
+assert choose_segments(model, x, budget) == expected, f"budget {budget}: expected s = {expected}"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a07_checkpointing
+a07_checkpointing.check_choose_segments(choose_segments)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader="readonly" id="outro"
+# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
