@@ -139,6 +139,35 @@ def test_checks_refuse_the_engine_doing_the_exercise():
     assert engine.topological_order.__code__.co_name == "topological_order", "restored afterwards"
 
 
+def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
+    """Exercises that ask for another formulation of what chibigrad ships (logsumexp, gradcheck,
+    checkpoint_sequential, checkpoint) fail an answer that calls the shipped one."""
+    from autograder.checks import a06_custom_functions, a07_checkpointing
+    from chibigrad.autograd import Function, gradcheck
+    from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
+
+    class ShippedLogSumExp(Function):
+        @staticmethod
+        def forward(ctx, x, b, dim):
+            return x.logsumexp(dim)
+
+    with pytest.raises(AssertionError, match="write the stable log-sum-exp yourself"):
+        a06_custom_functions.check_logsumexp(ShippedLogSumExp)
+    with pytest.raises(AssertionError, match="write the gradient check yourself"):
+        a06_custom_functions.check_check_grad(lambda fn, inputs, eps=1e-6: [gradcheck(fn, inputs) and 0.0])
+    with pytest.raises(AssertionError, match="do not call chibigrad's checkpoint_sequential"):
+        a07_checkpointing.check_checkpoint_segments(
+            lambda layers, boundaries, x: checkpoint_sequential(layers, len(boundaries) + 1, x, use_reentrant=False))
+
+    class ShippedCheckpoint(Function):
+        @staticmethod
+        def forward(ctx, module, x, *params):
+            return checkpoint(module, x, use_reentrant=False)
+
+    with pytest.raises(AssertionError, match="write the checkpoint Function yourself"):
+        a07_checkpointing.check_checkpoint_fn(ShippedCheckpoint)
+
+
 # ---- the student edition ---------------------------------------------------------------------------------------
 
 def test_stub_exercises_replaces_marked_regions_only():
