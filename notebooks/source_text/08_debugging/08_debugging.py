@@ -57,8 +57,8 @@ def make_data(n=32, seed=0):
 # %% [markdown] nbgrader="readonly" id="train-text"
 # ## Exercise 1: a training loop that diverges and leaks memory (3 points)
 #
-# A colleague's loop. The loss falls for a few steps, then grows; and `memory.saved()` grows by the
-# same amount at every step. They added `retain_graph=True` after an error message suggested it.
+# A colleague's loop. The loss falls for a few steps, then goes up and down; and `memory.saved()` grows
+# by the same amount at every step. (`retain_graph=True` was added "to be safe".)
 #
 # ```python
 # def train(model, inputs, targets, steps, lr=0.1):
@@ -166,7 +166,7 @@ a08_debugging.check_attention(attention_weights)
 # Temporal-difference learning fits a value network `q_net` to a target built from the network's own
 # prediction for the next state: `target = rewards + gamma * q_net(next_states)`. The target must be
 # treated as a **fixed number**: the update moves `q_net(states)` towards it, not the target towards
-# the prediction. This loss trains, without any error, but the value estimates never improve:
+# the prediction. This loss runs without any error, yet training does not fit the targets:
 #
 # ```python
 # def td_loss(q_net, states, rewards, next_states, gamma=0.9):
