@@ -168,6 +168,20 @@ def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
         a07_checkpointing.check_checkpoint_fn(ShippedCheckpoint)
 
 
+def test_checks_refuse_chibigrads_clip_grad_norm_in_05():
+    """05's per-group clipping is another formulation of clip_grad_norm_ (which the book uses): calling it fails."""
+    from autograder.checks import a05_accumulation
+    from chibigrad.nn.utils import clip_grad_norm_
+
+    def per_group(optimizer, max_norm, norm_type=2.0, error_if_nonfinite=False):
+        return [float(clip_grad_norm_([p for p in g["params"] if p.grad is not None], g.get("max_norm", max_norm),
+                                      norm_type, error_if_nonfinite)) for g in optimizer.param_groups]
+
+    with pytest.raises(AssertionError, match="do not call chibigrad's clip_grad_norm_"):
+        a05_accumulation.check_clip_grad_norm_groups(per_group)
+    assert clip_grad_norm_.__code__.co_name == "clip_grad_norm_", "restored afterwards"
+
+
 # ---- the student edition ---------------------------------------------------------------------------------------
 
 def test_stub_exercises_replaces_marked_regions_only():
