@@ -130,7 +130,12 @@ def _add_to_buffer(buffers, node, nr, grad):
     buf = buffers.get(node)
     if buf is None:
         buf = buffers[node] = [None] * len(node._output_meta)
-    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+    if buf[nr] is None:
+        buf[nr] = grad
+    elif grad_mode._state.enabled:
+        buf[nr] = buf[nr] + grad  # create_graph: the sum itself is recorded
+    else:
+        buf[nr] = _tensor.wrap(buf[nr]._array + grad._array)
 
 
 def _tensor_pre_hooks(node, grads):
