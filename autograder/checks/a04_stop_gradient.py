@@ -248,14 +248,14 @@ class _Critic(nn.Module):
         return self.out(self.hidden(x.reshape(x.shape[0], -1)).tanh())
 
 
-def _expected_penalty(D, points):
-    """Penalty from central differences of D's output with respect to each point (float64)."""
+def _input_grad_norms(D, points):
+    """Per-sample norms of d D(x) / dx from central differences of D (float64)."""
     grads = numerical_grads(lambda x: D(x).sum().reshape(1), [torch.tensor(points)], np.ones(1))[0]
-    norms = np.sqrt((grads.reshape(len(points), -1) ** 2).sum(axis=1))
-    return ((norms - 1) ** 2).mean()
+    return np.sqrt((grads.reshape(len(points), -1) ** 2).sum(axis=1))
 
 
-def _penalty_case(gradient_penalty, what, shape, seed):
+def _penalty_case(gradient_penalty, what, shape, seed, median_norm):
+    """A critic scaled so that the median norm of its input gradient at the points is ``median_norm``."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     D = _Critic(shape[1:]).to(torch.float64)
@@ -263,12 +263,16 @@ def _penalty_case(gradient_penalty, what, shape, seed):
     real = torch.tensor(rng.standard_normal(shape) + 1)
     fake = G(torch.tensor(rng.standard_normal(shape)))
     alpha = torch.tensor(rng.uniform(0, 1, (shape[0],) + (1,) * (len(shape) - 1)))
+    points = alpha._array * real._array + (1 - alpha._array) * fake._array
+    with torch.no_grad():  # D's output is linear in its last weight, and so is its input gradient
+        D.out.weight.mul_(median_norm / np.median(_input_grad_norms(D, points)))
+    norms = _input_grad_norms(D, points)
     fake_node = fake.grad_fn
     penalty = call(what, gradient_penalty, D, real, fake, alpha)
     expect(isinstance(penalty, torch.Tensor) and penalty.shape == (), f"{what}: expected a scalar tensor")
-    points = alpha._array * real._array + (1 - alpha._array) * fake._array
-    assert_close(penalty, _expected_penalty(D, points), f"{what}: the penalty (against central differences of D)",
-                 rtol=1e-6, atol=1e-8)
+    assert_close(penalty, (np.maximum(norms - 1, 0) ** 2).mean(), f"{what}: the penalty (against central "
+                 f"differences of D; the samples' gradient norms are {np.round(norms, 3).tolist()})", rtol=1e-6,
+                 atol=1e-8)
     expect(not real.requires_grad and real.grad is None, f"{what}: real was changed to require grad; make a new leaf")
     expect(fake.grad_fn is fake_node, f"{what}: fake was changed; make a new leaf")
     expect(all(p.grad is None for p in D.parameters()), f"{what}: D's .grad was written; use torch.autograd.grad")
@@ -297,14 +301,19 @@ def _check_weight_gradient(gradient_penalty, what, D, real, fake, alpha, eps=1e-
 
 
 def check_gradient_penalty(gradient_penalty):
-    _penalty_case(gradient_penalty, "gradient_penalty on samples of shape (6, 3)", (6, 3), 0)
-    _penalty_case(gradient_penalty, "gradient_penalty on a single sample of shape (1, 4)", (1, 4), 1)
+    _penalty_case(gradient_penalty, "gradient_penalty on samples of shape (6, 3)", (6, 3), 0, 1.0)
+    _penalty_case(gradient_penalty, "gradient_penalty on a single sample of shape (1, 4)", (1, 4), 1, 1.7)
     _penalty_case(gradient_penalty, "gradient_penalty on samples of shape (5, 2, 3) (each sample a matrix)",
-                  (5, 2, 3), 2)
-    _penalty_case(gradient_penalty, "gradient_penalty on samples of shape (4, 2, 2, 2)", (4, 2, 2, 2), 3)
+                  (5, 2, 3), 2, 1.05)
+    _penalty_case(gradient_penalty, "gradient_penalty on samples of shape (4, 2, 2, 2)", (4, 2, 2, 2), 3, 1.1)
+    _penalty_case(gradient_penalty, "gradient_penalty with a flat critic (every norm below 1)", (5, 3), 4, 0.3)
     x = torch.ones(3, 2)
     lin = nn.Linear(2, 1)
     with torch.no_grad():
         lin.weight.copy_(torch.tensor([[0.6, 0.8]]))
     penalty = call("gradient_penalty with a linear critic of weight norm 1", gradient_penalty, lin, x, x, torch.ones(3, 1))
     assert_close(penalty, 0.0, "gradient_penalty with a linear critic of weight [0.6, 0.8] (norm 1)", atol=1e-6)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[1.2, 1.6]]))
+    penalty = call("gradient_penalty with a linear critic of weight norm 2", gradient_penalty, lin, x, x, torch.ones(3, 1))
+    assert_close(penalty, 1.0, "gradient_penalty with a linear critic of weight [1.2, 1.6] (norm 2)", rtol=1e-5)

@@ -190,33 +190,37 @@ a04_stop_gradient.check_fine_tune(fine_tune)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="gradient_penalty-text"
-# ## Exercise 4: a gradient penalty (3 points)
+# ## Exercise 4: a one-sided gradient penalty (3 points)
 #
-# WGAN-GP penalises a critic `D` when the norm of its gradient with respect to its input is not 1, at
-# points between real and fake samples. Write `gradient_penalty(D, real, fake, alpha)`:
+# The chapter's WGAN-GP penalty pulls the norm of the critic's input gradient towards 1 from both sides. Its
+# one-sided variant (WGAN-LP, Petzka et al., 2018) only penalises norms **above** 1, which is all a
+# 1-Lipschitz critic needs. Write `gradient_penalty(D, real, fake, alpha)`:
 #
 # - `real` and `fake` have shape `(N, ...)` (`fake` comes from a generator: it has a graph), `alpha` has
 #   shape `(N, 1, ..., 1)`; the points are `alpha * real + (1 - alpha) * fake`, made a **fresh leaf** that
 #   requires grad (so the penalty never reaches the generator);
 # - the gradient of `D(points).sum()` with respect to the points, with `create_graph=True` so the penalty
 #   can be differentiated with respect to `D`'s weights (use `torch.autograd.grad`: `.grad` stays untouched);
-# - the penalty is the mean over the `N` samples of `(norm - 1) ** 2`, where `norm` is the 2-norm of one
-#   sample's gradient over **all** its elements (a sample may be a matrix: reshape to `(N, -1)`);
+# - `norm` is the 2-norm of one sample's gradient over **all** its elements (a sample may be a matrix or an
+#   image: reshape to `(N, -1)`); the penalty is the mean over the `N` samples of `max(0, norm - 1) ** 2`
+#   (`Tensor.clamp(min=0)` is the max);
 # - don't modify `real` or `fake` (no `requires_grad_` on the caller's tensors).
 
 # %% nbgrader="solution" id="gradient_penalty"
 def gradient_penalty(D, real, fake, alpha):
-    """mean((||d D(x) / dx|| - 1) ** 2) at x = alpha * real + (1 - alpha) * fake, differentiable in D."""
+    """mean(max(0, ||d D(x) / dx|| - 1) ** 2) at x = alpha * real + (1 - alpha) * fake, differentiable in D."""
     ### BEGIN SOLUTION
     points = (alpha * real + (1 - alpha) * fake).detach().requires_grad_(True)
     (grads,) = torch.autograd.grad(D(points).sum(), points, create_graph=True)
     norms = grads.reshape(grads.shape[0], -1).norm(2, dim=1)
-    return ((norms - 1) ** 2).mean()
+    return ((norms - 1).clamp(min=0) ** 2).mean()
     ### END SOLUTION
 
 # %% nbgrader="tests" id="gradient_penalty-tests" points=3
 torch.manual_seed(0)
 G, D = nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+with torch.no_grad():
+    D[2].weight.mul_(20.0)  # a steep critic: its gradient norms are above 1
 real, fake = torch.randn(6, 2) + 2, G(torch.randn(6, 2))
 alpha = torch.rand(6, 1)
 penalty = gradient_penalty(D, real, fake, alpha)
@@ -227,10 +231,12 @@ assert not real.requires_grad and fake.grad_fn is not None, "don't modify real o
 penalty.backward()
 assert D[0].weight.grad is not None, "the penalty's backward should reach D's first layer"
 assert G.weight.grad is None, "the penalty must not reach the generator: make the points a fresh leaf"
-lin = nn.Linear(2, 1)  # a linear critic: its input gradient is its weight, whatever the points
+steep, flat = nn.Linear(2, 1), nn.Linear(2, 1)  # linear critics: the input gradient is the weight
 with torch.no_grad():
-    lin.weight.copy_(torch.tensor([[3.0, 4.0]]))
-assert close(gradient_penalty(lin, real, fake, alpha), 16.0), "a linear critic with weight [3, 4]: (5 - 1) ** 2"
+    steep.weight.copy_(torch.tensor([[3.0, 4.0]]))
+    flat.weight.copy_(torch.tensor([[0.3, 0.4]]))
+assert close(gradient_penalty(steep, real, fake, alpha), 16.0), "a linear critic with weight [3, 4]: (5 - 1) ** 2"
+assert close(gradient_penalty(flat, real, fake, alpha), 0.0), "weight [0.3, 0.4]: norm 0.5 is below 1, no penalty"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a04_stop_gradient
 a04_stop_gradient.check_gradient_penalty(gradient_penalty)
