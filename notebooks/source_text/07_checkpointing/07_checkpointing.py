@@ -218,8 +218,8 @@ def choose_segments(model, x, budget):
     for s in range(1, len(model) + 1):
         memory.reset_peak()
         before = memory.saved()
-        out = checkpoint_sequential(model, s, x, use_reentrant=False)
-        out.pow(2).mean().backward()
+        loss = checkpoint_sequential(model, s, x, use_reentrant=False).pow(2).mean()
+        loss.backward()
         if memory.max_saved() - before <= budget:
             return s
     return None
