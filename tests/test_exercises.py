@@ -286,6 +286,30 @@ def test_leak_check_finds_answers_in_the_instructor_files():
         assert _leaks(lines, corpus), f"{name}: the leak check cannot see this answer"
 
 
+def _book_code_lines():
+    """The code of every executed cell in the book's chapters."""
+    import jupytext
+    lines = []
+    for path in sorted((ROOT / "book").glob("*.md")):
+        for cell in jupytext.read(path).cells:
+            lines += _normalized(cell.source) if cell.cell_type == "code" else []
+    return lines
+
+
+def test_no_graded_answer_or_hidden_check_in_the_book():
+    corpus = _book_code_lines()
+    assert len(corpus) > 500  # the chapters were really read
+    leaks = {name: found for name, lines in _answers() if (found := _leaks(lines, corpus))}
+    # A hidden check may share imports and the seeds' public examples (three lines of the
+    # five-neuron network) with the book; five lines in a row would be its own logic.
+    book_windows = _windows(corpus, 5)
+    for path in sorted((ROOT / "autograder" / "checks").glob("a*.py")):
+        code = [line for line in _normalized(path.read_text()) if not line.startswith(("import", "from"))]
+        if found := [" / ".join(w) for w in _windows(code, 5) if w in book_windows]:
+            leaks[str(path.relative_to(ROOT))] = found
+    assert not leaks, f"the book shows graded answers or hidden checks: {leaks}"
+
+
 @pytest.mark.slow
 def test_no_graded_answer_in_the_student_edition(released):
     corpus = _edition_lines(released["student"])
