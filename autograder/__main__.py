@@ -1,23 +1,165 @@
-"""Command line entry point: ``autograder`` or ``python -m autograder``.
-
-Placeholder. The real commands (release, grade, feedback) are not implemented yet.
-"""
-
+"""The ``autograder`` command line (also ``python -m autograder``). ``autograder --help`` lists the commands."""
+import argparse
+import logging
+import os
 import sys
 
 USAGE = """\
-usage: autograder COMMAND [ARGS...]
+The term in a few commands (run from the repository; --course defaults to notebooks/):
 
-The chibigrad course autograder is not implemented yet.
-Planned commands: release, grade, feedback (wrapping nbgrader).
+  autograder release --due 01_graphs=2030-01-15T23:59   student bundle: build/student/ and build/student.zip
+  autograder collect canvas-export.zip --roster roster.csv --assignment 01_graphs
+  autograder grade --workers 8                          autograde everything pending (or: grade 01_graphs)
+  autograder feedback                                   feedback/<student>/<assignment>/*.html, hidden tests redacted
+  autograder export                                     reports/grades.csv
+  autograder report                                     reports/report.html
+  autograder integrity                                  reports/integrity.csv
+
+A big class on a cluster: `autograder grade --shard $SLURM_ARRAY_TASK_ID/N` in each array task, then
+`autograder merge`. See autograder/README.md.
 """
 
 
+def _parser():
+    parser = argparse.ArgumentParser(prog="autograder", description="The chibigrad course's autograder (nbgrader).",
+                                     epilog=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--course", help="the course directory (default: notebooks/ of this repository)")
+    parser.add_argument("--db", help="the gradebook's SQLAlchemy URL (default: sqlite in the course directory)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("release", help="generate assignments and write the student bundle (folder and zip)")
+    p.add_argument("assignments", nargs="*", help="default: all")
+    p.add_argument("--dest", help="default: build/student (and build/student.zip)")
+    p.add_argument("--due", action="append", default=[], metavar="ASSIGNMENT=WHEN",
+                   help="due date, e.g. 01_graphs=2030-01-15T23:59 (UTC unless a zone is given); repeatable")
+    p.add_argument("--no-zip", action="store_true")
+
+    p = sub.add_parser("collect", help="import submissions from a folder or an LMS zip (Canvas, Moodle)")
+    p.add_argument("source")
+    p.add_argument("--roster", help="CSV with id,first_name,last_name,email,lms_user_id")
+    p.add_argument("--assignment", help="every notebook in SOURCE is for this assignment")
+    p.add_argument("--timestamp", help="submission time for all (default: from the zip or the files)")
+
+    p = sub.add_parser("grade", help="autograde pending submissions in parallel")
+    p.add_argument("assignment", nargs="?")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--shard", metavar="I/N", help="grade the I-th of N slices into grading/shards/ (then `merge`)")
+    p.add_argument("--force", action="store_true", help="regrade everything, not only new or changed submissions")
+    p.add_argument("--student", action="append", help="only this student (repeatable)")
+    p.add_argument("--cell-timeout", type=int, help="seconds per cell (default: Execute.timeout in nbgrader_config.py)")
+    p.add_argument("--notebook-timeout", type=int, help="seconds per notebook (default: max(600, 10 x cell timeout))")
+    p.add_argument("--memory-mb", type=int, help="address-space cap of each kernel process (default 2048)")
+    p.add_argument("--max-processes", type=int, help="processes a notebook may run at once (default 64)")
+    p.add_argument("--no-verify", action="store_true", help="skip the clean re-run that catches monkeypatching")
+    p.add_argument("--scratch", help="folder for the workers' scratch courses (default: the system temp dir)")
+
+    p = sub.add_parser("merge", help="merge shard results into the gradebook")
+    p.add_argument("paths", nargs="*", help="shard folders (default: all under grading/shards/)")
+
+    p = sub.add_parser("feedback", help="per-student HTML feedback, hidden tests redacted")
+    p.add_argument("assignment", nargs="?")
+    p.add_argument("--student", action="append")
+    p.add_argument("--reveal-hidden", action="store_true", help="keep hidden tests and their traceback lines")
+
+    p = sub.add_parser("export", help="grades CSV: a row per student, a column per assignment and per exercise")
+    p.add_argument("--output", help="default: reports/grades.csv")
+
+    p = sub.add_parser("report", help="HTML report with figures")
+    p.add_argument("--output", help="default: reports/report.html")
+
+    p = sub.add_parser("integrity", help="edited locked cells, deleted cells, changed kernels, tampering")
+    p.add_argument("--output", help="default: reports/integrity.csv")
+    return parser
+
+
+def _shard(text):
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise SystemExit(f"--shard {text}: expected I/N, e.g. 3/10") from None
+    if not 1 <= index <= count:
+        raise SystemExit(f"--shard {text}: I must be between 1 and N")
+    return index, count
+
+
 def main(argv=None):
-    """Print the usage text, say that nothing is implemented yet, and exit with status 2."""
-    sys.stderr.write(USAGE)
-    sys.exit(2)
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    from . import course as course_build
+    os.environ.update(course_build.nbgrader_env())  # nbgrader runs `alembic` from this environment's bin/
+    from .config import Course
+    course = Course(args.course, args.db)
+    command = args.command
+    if command == "release":
+        from .release import parse_due, release
+        due = {}
+        for item in args.due:
+            name, _, when = item.partition("=")
+            due[name] = parse_due(when)
+        dest, archive = release(course, args.assignments, args.dest, due, make_zip=not args.no_zip)
+        print(f"student bundle: {dest}" + (f" and {archive}" if archive else ""))
+    elif command == "collect":
+        from .collect import collect, format_rows
+        from .release import parse_due
+        when = parse_due(args.timestamp) if args.timestamp else None
+        rows = collect(course, args.source, args.roster, args.assignment, when)
+        print(format_rows(rows), end="")
+    elif command == "grade":
+        from .grading import grade
+        settings = {k: v for k, v in {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
+                                      "memory_mb": args.memory_mb, "max_processes": args.max_processes}.items()
+                    if v is not None}
+        if args.no_verify:
+            settings["verify"] = False
+        records, summary = grade(course, args.assignment, args.workers, _shard(args.shard) if args.shard else None,
+                                 args.force, args.student, settings, args.scratch)
+        _print_grade_summary(records, summary, args.shard)
+    elif command == "merge":
+        from .grading import merge
+        records, skipped = merge(course, args.paths)
+        print(f"merged {len(records)} submission(s)" + (f"; skipped {len(skipped)}:" if skipped else ""))
+        for line in skipped:
+            print("  " + line)
+    elif command == "feedback":
+        from .feedback import feedback
+        written = feedback(course, args.assignment, args.student, reveal_hidden=args.reveal_hidden)
+        print(f"wrote {len(written)} feedback file(s) under {course.feedback}")
+    elif command == "export":
+        from .export import export
+        print(f"wrote {export(course, args.output)}")
+    elif command == "report":
+        from .report import report
+        print(f"wrote {report(course, args.output)}")
+    elif command == "integrity":
+        from .integrity import integrity, format_findings
+        path, findings = integrity(course, args.output)
+        print(format_findings(findings), end="")
+        print(f"wrote {path}")
+    return 0
+
+
+def _print_grade_summary(records, summary, shard):
+    if not records:
+        print("nothing to grade: every submission is graded and unchanged (use --force to regrade)")
+        return
+    statuses = {}
+    for r in records:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    print(f"graded {len(records)} submission(s) with {summary['workers']} worker(s) in {summary['wall_s']:.1f} s: "
+          + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())))
+    if not summary.get("landlock_abi"):
+        print("note: Landlock is not available here; submissions ran without file-system confinement "
+              "(see autograder/README.md)")
+    for r in sorted(records, key=lambda r: (r["assignment"], r["student"])):
+        if r["notes"] or r["error"]:
+            print(f"  {r['student']}/{r['assignment']} {r['auto_score']:g}/{r['max_score']:g}: "
+                  + "; ".join(r["notes"] + ([r["error"].strip().splitlines()[-1]] if r["error"] else [])))
+    for line in summary.get("guard", []):
+        print("  WARNING: " + line)
+    if shard:
+        print(f"results in grading/shards/{shard.replace('/', '-of-')}/; run `autograder merge` when every shard is done")
+    print(f"log: {summary['log']}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,401 @@
+"""nbgrader preprocessors that replace ``Execute`` when the autograder grades a notebook.
+
+``SandboxedExecute`` is nbgrader's ``Execute`` (same per-cell timeout, same outputs, same
+failure rule) with what a class of untrusted notebooks needs on top:
+
+- the kernel is the sandboxed one (``autograder.sandbox``: memory cap, Landlock, audit hook);
+- a watchdog thread enforces a wall-clock cap for the whole notebook, a cap on the number of
+  processes the student starts (the extra ones are killed, the kernel lives on) and on their
+  total memory;
+- a kernel that dies (``os._exit``, ``exit()``, a crash, the watchdog) or that ignores the
+  interrupt after a timeout (a loop that swallows ``KeyboardInterrupt``) no longer aborts the
+  submission: the cell gets an error saying what happened and the cells after it an error
+  saying they did not run, so every graded cell that had passed keeps its points and the rest
+  score 0 (serial ``nbgrader autograde`` drops the whole submission, or waits a full timeout
+  per remaining cell);
+- outputs are capped per cell while they arrive (a notebook that prints gigabytes cannot
+  exhaust the grader's memory); a stderr output is never hidden by the cap;
+- afterwards every process the student started is killed.
+
+``VerifyTests`` then re-runs the notebook's code in a fresh sandboxed Python
+(``autograder.verify``) and takes the points of a test cell that passed in the kernel but not
+there (monkeypatching, IPython hooks, shadowed modules). Neither ever adds points.
+"""
+import json
+import os
+import secrets
+import subprocess
+import sys
+import threading
+import time
+
+from nbformat.notebooknode import NotebookNode
+from nbgrader import utils
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from nbclient.exceptions import DeadKernelError
+from nbclient.util import run_sync
+from traitlets import Bool, Float, Integer
+
+from . import sandbox
+
+GRADER = "the grader"
+
+
+class JobContext:
+    """What the worker knows about the notebook being graded; the preprocessors read and add to it."""
+
+    def __init__(self, policy, notebook_timeout, max_processes, verify=True):
+        self.policy = policy
+        self.notebook_timeout = notebook_timeout
+        self.max_processes = max_processes
+        self.verify = verify
+        self.started = time.monotonic()
+        self.notes = []  # sentences for the report
+        self.cells = {}  # cell id -> {"seconds": ..., "status": ...}
+        self.timings = {}
+        self.verification = {}
+        self.before_student_code = lambda: None  # the worker's: remember / restore its scratch files
+        self.after_student_code = lambda: None
+
+    def note(self, text):
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def seconds_left(self):
+        return self.notebook_timeout - (time.monotonic() - self.started)
+
+
+CURRENT = {"job": None}  # set by the worker around each notebook
+
+
+def current_job():
+    job = CURRENT["job"]
+    if job is None:
+        raise RuntimeError("autograder preprocessors run only inside an autograder worker")
+    return job
+
+
+def error_output(ename, message):
+    return NotebookNode(output_type="error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
+
+
+class _Watchdog(threading.Thread):
+    """Every ``period`` seconds: the notebook's wall-clock cap, the number of processes the
+    kernel started, their total memory. Kills what breaks a limit and says why in ``reason``."""
+
+    def __init__(self, job, kernel_pid, period=0.25):
+        super().__init__(daemon=True)
+        self.job, self.kernel_pid, self.period = job, kernel_pid, period
+        self.reason, self.peak_processes = None, 0
+        self._halt = threading.Event()
+
+    def run(self):
+        memory_cap = 2 * (self.job.policy.get("memory_bytes") or 0)
+        while not self._halt.wait(self.period):
+            found = sandbox.descendants()
+            others = {p: rss for p, rss in found.items() if p != self.kernel_pid}
+            self.peak_processes = max(self.peak_processes, len(others))
+            if self.job.seconds_left() <= 0:
+                self.reason = (f"the notebook ran past its time limit ({self.job.notebook_timeout:.0f} s for the "
+                               "whole notebook); the grader stopped it")
+            elif memory_cap and sum(found.values()) > memory_cap:
+                self.reason = (f"the kernel and the processes it started used more than {memory_cap >> 20} MB in "
+                               "all; the grader stopped them")
+            elif len(others) > self.job.max_processes:
+                self.job.note(f"started more than {self.job.max_processes} processes at once; the grader "
+                              "killed them (the kernel went on)")
+                sandbox.kill_descendants(keep={self.kernel_pid, os.getpid()})
+                continue
+            else:
+                continue
+            sandbox.kill_descendants()
+            return
+
+    def stop(self):
+        self._halt.set()
+        self.join()
+
+
+class SandboxedExecute(Execute):
+    """nbgrader's Execute for untrusted notebooks (see the module docstring)."""
+
+    output_limit = Integer(2_000_000, help="bytes of output kept per cell; the rest is dropped").tag(config=True)
+    probe_timeout = Float(5.0, help="seconds a kernel has to answer after a timed-out cell is interrupted "
+                                    "before it is declared stuck").tag(config=True)
+    shutdown_kernel = "immediate"
+
+    def preprocess(self, nb, resources=None, km=None):
+        job = current_job()
+        self._job, self._stopped, self._timed_out = job, None, False
+        self._output_bytes, self._truncated, self._stderr_dropped = {}, set(), set()
+        self._watchdog = None
+        begin = time.monotonic()
+        job.before_student_code()
+        try:
+            return super().preprocess(nb, resources, km)
+        except DeadKernelError:
+            # the kernel died before the first cell ran (or while nbclient was between cells)
+            self._stop_all(nb.cells, 0, self._death_reason())
+            return nb, self.resources
+        finally:
+            if self._watchdog is not None:
+                self._watchdog.stop()
+                job.timings["peak_processes"] = self._watchdog.peak_processes
+            job.timings["execute_s"] = time.monotonic() - begin
+            sandbox.kill_descendants()
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        # in a folder the sandboxed kernel may read (Landlock), not wherever tempfile points
+        km.connection_file = os.path.join(self._job.policy["write"][-1], f"kernel-{secrets.token_hex(8)}.json")
+        return km
+
+    async def async_start_new_kernel_client(self):
+        begin = time.monotonic()
+        kc = await super().async_start_new_kernel_client()
+        self._job.timings["kernel_start_s"] = time.monotonic() - begin
+        pid = getattr(getattr(self.km, "provisioner", None), "pid", None)
+        self._watchdog = _Watchdog(self._job, pid)
+        self._watchdog.start()
+        return kc
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._stopped:
+            if cell.cell_type == "code":
+                cell.outputs = [error_output("NotRun", f"this cell was not run: {self._stopped}")]
+                self._record(cell, "not run")
+            return cell, resources
+        self._timed_out = False
+        begin = time.monotonic()
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            reason = self._death_reason()
+            cell.outputs.append(error_output("KernelDied", reason))
+            self._record(cell, "kernel died", begin)
+            self._job.note(f"cell {self._name(cell)}: {reason}")
+            self._stopped = f"the kernel had stopped in cell {self._name(cell)} before it"
+            return cell, resources
+        self._limit_output(cell, index)
+        if self._timed_out:
+            self._record(cell, "timeout", begin)
+            self._job.note(f"cell {self._name(cell)} ran past the {self.timeout} s limit and was interrupted")
+            if not self._kernel_answers():
+                sandbox.kill_descendants()
+                why = (f"the kernel ignored the interrupt after cell {self._name(cell)} timed out (a loop that "
+                       "catches KeyboardInterrupt?); the grader stopped it")
+                self._job.note(why)
+                self._stopped = why
+        elif cell.cell_type == "code":
+            self._record(cell, "error" if any(o.output_type == "error" for o in cell.outputs) else "ok", begin)
+        return cell, resources
+
+    def _stop_all(self, cells, start, reason):
+        self._job.note(reason)
+        self._stopped = reason
+        for cell in cells[start:]:
+            if cell.cell_type == "code":
+                cell.outputs = [error_output("NotRun", f"this cell was not run: {reason}")]
+                self._record(cell, "not run")
+
+    def _record(self, cell, status, begin=None):
+        self._job.cells[self._name(cell)] = {
+            "status": status, "seconds": round(time.monotonic() - begin, 3) if begin else 0.0}
+
+    @staticmethod
+    def _name(cell):
+        return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id") or "?"
+
+    def _death_reason(self):
+        if self._watchdog is not None and self._watchdog.reason:
+            return self._watchdog.reason
+        code = None
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if process is not None:
+            try:
+                code = process.wait(timeout=2)
+            except Exception:
+                code = process.poll()
+        if code is not None and code < 0:
+            how = f"killed by signal {-code}" + (" (out of memory?)" if -code in (6, 9, 11) else "")
+        elif code is not None:
+            how = f"exit status {code}: os._exit(), exit() or quit()?"
+        else:
+            how = "cause unknown"
+        return f"the kernel died while running this cell ({how}); the cells after it were not run"
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        self._timed_out = True
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _kernel_answers(self):
+        """After a timeout and interrupt: does the kernel run a trivial request within
+        ``probe_timeout``? A loop that swallows KeyboardInterrupt keeps it busy forever."""
+        async def probe():
+            msg_id = self.kc.execute("", silent=True, store_history=False)
+            deadline = time.monotonic() + self.probe_timeout
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                try:
+                    msg = await self.kc.shell_channel.get_msg(timeout=left)
+                except Exception:
+                    return False
+                if msg["parent_header"].get("msg_id") == msg_id:
+                    return True
+        try:
+            return run_sync(probe)()
+        except Exception:
+            return False
+
+    def output(self, outs, msg, display_id, cell_index):
+        """nbclient's output(), keeping at most ``output_limit`` bytes per cell."""
+        content = msg.get("content", {})
+        if msg["msg_type"] == "error":  # never dropped (it decides the grade); shortened
+            content["evalue"] = str(content.get("evalue", ""))[:20_000]
+            content["traceback"] = [line[:20_000] for line in content.get("traceback", [])[:200]]
+            return super().output(outs, msg, display_id, cell_index)
+        size = len(content.get("text", "")) if msg["msg_type"] == "stream" else len(json.dumps(content, default=str))
+        used = self._output_bytes.get(cell_index, 0) + size
+        self._output_bytes[cell_index] = used
+        if used > self.output_limit:
+            self._truncated.add(cell_index)
+            if msg["msg_type"] == "stream" and content.get("name") == "stderr":
+                self._stderr_dropped.add(cell_index)
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+    def _limit_output(self, cell, index):
+        if index not in self._truncated:
+            return
+        total = self._output_bytes[index]
+        cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=(
+            f"\n[{GRADER}: this cell printed {total / 1e6:.1f} MB; only the first "
+            f"{self.output_limit / 1e6:.1f} MB were kept]\n")))
+        if index in self._stderr_dropped and not any(
+                o.output_type == "stream" and o.name == "stderr" for o in cell.outputs):
+            cell.outputs.append(NotebookNode(output_type="stream", name="stderr",
+                                             text=f"[{GRADER}: more stderr output was dropped]\n"))
+        self._job.note(f"cell {self._name(cell)} printed {total / 1e6:.1f} MB; the output was truncated")
+
+
+class VerifyTests(NbGraderPreprocessor):
+    """Re-run the notebook in a fresh sandboxed Python with integrity checks (autograder.verify)
+    and fail every test cell that passed in the kernel but not there."""
+
+    enabled = Bool(True, help="run the verification at all").tag(config=True)
+    slack = Float(30.0, help="seconds the verifier may take beyond twice the kernel's run").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        job = current_job()
+        cells, passing = [], []
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            meta = cell.metadata.get("nbgrader", {})
+            if utils.is_grade(cell) and not utils.is_solution(cell):
+                kind = "test"
+                score, _ = utils.determine_grade(cell)
+                if score:
+                    passing.append(index)
+            else:
+                kind = "instructor" if meta.get("locked") else "student"
+            timed_out = any(o.output_type == "error" and o.get("ename") == "CellTimeoutError" for o in cell.outputs)
+            cells.append({"index": index, "id": SandboxedExecute._name(cell), "kind": kind, "source": cell.source,
+                          "timeout": 1.0 if timed_out else 2.0 * (self.parent_timeout())})
+        if not (self.enabled and job.verify and passing):
+            return nb, resources
+        last = passing[-1]
+        cells = [c for c in cells if c["index"] <= last]
+        begin = time.monotonic()
+        budget = min(max(job.seconds_left(), 10.0), 2 * job.timings.get("execute_s", 10.0) + self.slack)
+        verdicts, problem = run_verifier(cells, job.policy, cwd=resources["metadata"]["path"], budget=budget)
+        job.timings["verify_s"] = time.monotonic() - begin
+        sandbox.kill_descendants()
+        if problem:
+            job.note(f"verification: {problem}")
+        for cell_info in cells:
+            verdict = verdicts.get(cell_info["index"], {"ok": False, "reason": problem or "not reached"})
+            for change in verdict.get("tampered", []):
+                job.note(f"cell {cell_info['id']} changed {change} (restored before the tests ran)")
+            if cell_info["index"] in passing and not verdict.get("ok"):
+                cell = nb.cells[cell_info["index"]]
+                reason = verdict.get("reason") or "failed"
+                cell.outputs.append(error_output("VerificationError", (
+                    "this cell passed in the notebook's kernel but not when the grader re-ran your code in a fresh "
+                    f"Python with the course's modules protected: {reason}")))
+                job.verification[cell_info["id"]] = reason
+                job.note(f"cell {cell_info['id']} passed in the kernel but failed verification: {reason}")
+        return nb, resources
+
+    def parent_timeout(self):
+        return float(self.config.get("Execute", {}).get("timeout", 60) or 60)
+
+    def preprocess_cell(self, cell, resources, index):  # pragma: no cover - preprocess does the work
+        return cell, resources
+
+
+class AfterStudentCode(NbGraderPreprocessor):
+    """After the kernel and the verifier: no process of the student's is left, and the worker
+    puts back any file of its scratch course that student code changed, before nbgrader saves
+    the grades into the scratch gradebook."""
+
+    def preprocess(self, nb, resources):
+        sandbox.kill_descendants()
+        current_job().after_student_code()
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):  # pragma: no cover
+        return cell, resources
+
+
+def run_verifier(cells, policy, cwd, budget):
+    """Run ``autograder.verify`` on ``cells`` in the sandbox; ``({cell index: verdict}, problem)``.
+
+    The verifier signs each verdict with a key it reads from stdin before any student code runs,
+    so the student's code, which runs in the same process, cannot simply print verdicts."""
+    key = secrets.token_hex(32)
+    read_end, write_end = os.pipe()
+    env = dict(os.environ, **{sandbox.POLICY_ENV: json.dumps(policy), "AUTOGRADER_VERIFY_FD": str(write_end)})
+    process = subprocess.Popen([sys.executable, "-P", "-m", "autograder.sandbox", "verify"], cwd=cwd, env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               pass_fds=(write_end,), start_new_session=True)
+    os.close(write_end)
+    verdicts, problem, lines = {}, None, []
+    reader = threading.Thread(target=_read_lines, args=(read_end, lines), daemon=True)
+    reader.start()
+    try:
+        process.stdin.write(json.dumps({"key": key, "cells": cells}).encode() + b"\n")
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        process.wait(timeout=budget)
+    except subprocess.TimeoutExpired:
+        problem = f"the re-run took longer than {budget:.0f} s and was stopped"
+    sandbox.kill_descendants()
+    process.wait()
+    reader.join(timeout=5)
+    from .verify import check_signature
+    for line in lines:
+        verdict = check_signature(line, key)
+        if verdict is None:
+            problem = problem or "the re-run printed a forged verdict"
+            continue
+        verdicts[verdict["index"]] = verdict
+    if not problem and process.returncode != 0 and len(verdicts) < len(cells):
+        problem = f"the re-run stopped early (exit status {process.returncode})"
+    return verdicts, problem
+
+
+def _read_lines(fd, lines, limit=10_000_000):
+    with os.fdopen(fd, "rb") as f:
+        total = 0
+        for line in f:
+            total += len(line)
+            if total > limit:
+                break
+            lines.append(line)

@@ -1,0 +1,174 @@
+"""``report``: one self-contained HTML page (figures embedded) about a class's grades.
+
+Figures (matplotlib): the score distribution of each assignment, the pass rate of every test
+(exercise), the exercises most students fail, and on-time / late / missing submissions per
+assignment. Tables: a summary per assignment, a row for every submission whose grading has
+something to say (bad input, timeouts, a dead kernel, truncated output, tampering, grader
+errors), the files ``collect`` could not place, missing submissions, and the integrity findings.
+"""
+import base64
+import csv
+import datetime
+import html
+import io
+
+from . import export, integrity
+
+
+def _figure_html(fig, alt):
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode()
+    return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"><figcaption>{html.escape(alt)}</figcaption></figure>'
+
+
+def _stats(course):
+    table = export.grade_table(course)
+    students = [s["id"] for s in table["students"]]
+    stats = {}
+    for name, info in table["assignments"].items():
+        subs = {s: table["scores"][(s, name)] for s in students if (s, name) in table["scores"]}
+        exercise_pass = {}
+        for exercise, top in info["exercises"].items():
+            got = [sub["exercises"].get(exercise, 0) for sub in subs.values()]
+            exercise_pass[exercise] = (sum(1 for g in got if g >= top) / len(got)) if got else None
+        stats[name] = {"max": info["max"], "scores": [sub["score"] for sub in subs.values()],
+                       "late": sum(1 for sub in subs.values() if (sub["late_seconds"] or 0) > 0),
+                       "missing": [s for s in students if s not in subs], "submitted": len(subs),
+                       "pass": exercise_pass}
+    return table, stats
+
+
+def figures(stats):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    out = []
+    names = list(stats)
+    if not names:
+        return out
+    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 2.8), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        s = stats[name]
+        ax.hist(s["scores"], bins=min(20, max(5, int(s["max"]) + 1)), range=(0, s["max"] or 1), color="#4477aa")
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel(f"score (of {s['max']:g})", fontsize=8)
+        ax.set_ylabel("students", fontsize=8)
+    fig.suptitle("Score distribution per assignment", fontsize=10)
+    out.append(_figure_html(fig, "Score distribution per assignment"))
+
+    labels, rates = [], []
+    for name in names:
+        for exercise, rate in stats[name]["pass"].items():
+            if rate is not None:
+                labels.append(f"{name}:{exercise}")
+                rates.append(100 * rate)
+    if labels:
+        fig, ax = plt.subplots(figsize=(7, 0.25 * len(labels) + 1))
+        ax.barh(range(len(labels)), rates, color="#228833")
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("% of submissions with full points")
+        ax.set_title("Pass rate per test", fontsize=10)
+        out.append(_figure_html(fig, "Pass rate per test"))
+        worst = sorted(zip(rates, labels))[:10]
+        fig, ax = plt.subplots(figsize=(7, 0.3 * len(worst) + 1))
+        ax.barh(range(len(worst)), [100 - r for r, _ in worst], color="#cc3311")
+        ax.set_yticks(range(len(worst)), [label for _, label in worst], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("% of submissions that lost points")
+        ax.set_title("The exercises most students fail", fontsize=10)
+        out.append(_figure_html(fig, "The exercises most students fail"))
+
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(names)), 3))
+    on_time = [stats[n]["submitted"] - stats[n]["late"] for n in names]
+    late = [stats[n]["late"] for n in names]
+    missing = [len(stats[n]["missing"]) for n in names]
+    ax.bar(names, on_time, label="on time", color="#4477aa")
+    ax.bar(names, late, bottom=on_time, label="late", color="#ee7733")
+    ax.bar(names, missing, bottom=[a + b for a, b in zip(on_time, late)], label="missing", color="#bbbbbb")
+    ax.set_ylabel("students")
+    ax.tick_params(axis="x", labelsize=8, rotation=30)
+    ax.legend(fontsize=8)
+    ax.set_title("Late and missing submissions", fontsize=10)
+    out.append(_figure_html(fig, "Late and missing submissions"))
+    return out
+
+
+def _table(header, rows):
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _collect_rows(course):
+    rows = []
+    for path in sorted((course.grading / "collect").glob("collect-*.csv")):
+        with open(path, newline="") as f:
+            rows += [r for r in csv.DictReader(f) if r["status"] != "placed" or r["notes"]]
+    return rows
+
+
+def report(course, output=None):
+    """Write the report; returns its path."""
+    table, stats = _stats(course)
+    records = course.records_all()
+    output = output or course.reports / "report.html"
+    course.reports.mkdir(parents=True, exist_ok=True)
+    parts = [f"<h1>Grading report: {html.escape(course.course_id)}</h1>",
+             f"<p>{len(table['students'])} students, {len(stats)} assignments; written "
+             f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}.</p>"]
+    summary = []
+    for name, s in stats.items():
+        scores = sorted(s["scores"])
+        median = scores[len(scores) // 2] if scores else 0
+        mean = sum(scores) / len(scores) if scores else 0
+        summary.append([name, f"{s['max']:g}", s["submitted"], f"{mean:.1f}", f"{median:g}", s["late"], len(s["missing"])])
+    parts.append("<h2>Assignments</h2>" + _table(
+        ["assignment", "max", "submitted", "mean", "median", "late", "missing"], summary))
+    parts.append("<h2>Figures</h2>" + "".join(figures(stats)))
+    events = []
+    for (assignment, student), r in sorted(records.items()):
+        if r["notes"] or r["status"] != "graded" or r.get("error"):
+            what = list(r["notes"]) + ([f"grader error: {r['error'].strip().splitlines()[-1]}"] if r.get("error") else [])
+            events.append([student, assignment, f"{r['auto_score']:g}/{r['max_score']:g}", r["status"], "; ".join(what)])
+    parts.append("<h2>What happened while grading</h2><p>Every submission whose grading has something to say. "
+                 "Scores are the autograder's, before manual grades and late penalties.</p>"
+                 + (_table(["student", "assignment", "auto score", "status", "what happened"], events)
+                    if events else "<p>Nothing: every submission ran normally.</p>"))
+    collected = _collect_rows(course)
+    parts.append("<h2>Collect: files not placed, duplicates, renames</h2>"
+                 + (_table(["status", "file", "student", "assignment", "notes"],
+                           [[r["status"], r["file"], r["student"], r["assignment"], r["notes"]] for r in collected])
+                    if collected else "<p>Nothing to report.</p>"))
+    missing = [[s, name] for name, st in stats.items() for s in st["missing"]]
+    late = [[s, a, f"{sc['late_seconds'] / 3600:.1f} h", f"{sc['penalty'] or 0:g}"]
+            for (s, a), sc in sorted(table["scores"].items()) if (sc["late_seconds"] or 0) > 0]
+    parts.append("<h2>Late submissions</h2>" + (_table(["student", "assignment", "late by", "penalty"], late)
+                                                 if late else "<p>None.</p>"))
+    parts.append("<h2>Missing submissions</h2>" + (_table(["student", "assignment"], missing) if missing
+                                                    else "<p>None.</p>"))
+    _, findings = integrity.integrity(course)
+    parts.append("<h2>Integrity</h2><p>Details in <code>reports/integrity.csv</code> "
+                 "(<code>autograder integrity</code>).</p>"
+                 + (_table(["student", "assignment", "category", "cell", "detail"],
+                           [[f["student"], f["assignment"], f["category"], f["cell"], f["detail"]] for f in findings])
+                    if findings else "<p>No findings.</p>"))
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Grading report: {html.escape(course.course_id)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }}
+th {{ background: #f0f0f0; }}
+figure {{ display: inline-block; margin: 1em; }} figcaption {{ font-size: 0.8em; color: #555; }}
+</style></head><body>
+{''.join(parts)}
+</body></html>
+"""
+    output.write_text(page)
+    return output

@@ -1,0 +1,328 @@
+"""A grading worker: a long-lived process that autogrades one submission at a time.
+
+The parent (``autograder.grading``) starts N of these (``python -m autograder.worker``) and
+talks to each over its stdin and stdout, one JSON line per message. For each job the worker
+builds a scratch course of its own: a gradebook holding the assignments and this one
+submission's existing rows, ``submitted/<student>/<assignment>/`` with the files the parent
+sent, and the assignment's non-notebook source files. It runs nbgrader's ``Autograde`` on that
+in-process with ``autograder.execute``'s preprocessors, and sends back what autograde wrote for
+the submission, the autograded files and what happened. Everything the worker touches is in
+its scratch folder; the real course and gradebook are the parent's.
+"""
+import base64
+import json
+import logging
+import os
+import shutil
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+from . import execute, gradebook, sandbox
+
+KERNEL_NAME = "autograder-sandbox"
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+class Worker:
+    def __init__(self, init):
+        self.scratch = Path(init["scratch"])
+        self.settings = init["settings"]
+        self.course_id = init["course_id"]
+        self.config_dir = init["course"]
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        self.template = self.scratch / "template.db"
+        gradebook.write_scratch(self.template, init["structure"])
+        self.runtime = self.scratch / "runtime"
+        self.runtime.mkdir(exist_ok=True)
+        self._write_kernel_spec()
+        for name in THREAD_VARS:
+            os.environ[name] = "1"
+        os.environ["JUPYTER_RUNTIME_DIR"] = str(self.runtime)
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        deny = init["deny"]
+        needed = [sys.prefix, sys.base_prefix] + [str(Path(__import__(m).__file__).parent) for m in ("chibigrad", "autograder")]
+        self.readable = sandbox.readable_paths(deny, needed) if self.settings.get("landlock", True) else []
+        self.landlock = sandbox.landlock_abi() if self.settings.get("landlock", True) else 0
+        self._config = None
+
+    def _write_kernel_spec(self):
+        spec_dir = self.scratch / "jupyter" / "kernels" / KERNEL_NAME
+        spec_dir.mkdir(parents=True, exist_ok=True)
+        (spec_dir / "kernel.json").write_text(json.dumps({
+            "argv": [sys.executable, "-P", "-m", "autograder.sandbox", "kernel", "-f", "{connection_file}",
+                     "--HistoryManager.hist_file=:memory:"],
+            "display_name": "Python 3 (autograder sandbox)", "language": "python"}))
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(
+            [str(self.scratch / "jupyter"), os.environ.get("JUPYTER_PATH", ""), str(Path(sys.prefix) / "share" / "jupyter")])
+
+    def nbgrader_config(self, root, assignment, student):
+        from nbconvert.preprocessors import ClearMetadataPreprocessor
+        from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,
+                                            SaveAutoGrades)
+        from traitlets.config import Config
+        from traitlets.config.loader import PyFileConfigLoader
+        if self._config is None:
+            self._config = PyFileConfigLoader("nbgrader_config.py", path=self.config_dir).load_config()
+        cfg = Config()
+        cfg.merge(self._config)
+        cfg.CourseDirectory.root = str(root)
+        cfg.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+        cfg.CourseDirectory.assignment_id = assignment
+        cfg.CourseDirectory.student_id = student
+        cfg.CourseDirectory.course_id = self.course_id
+        cfg.Autograde.autograde_preprocessors = [
+            execute.SandboxedExecute, execute.VerifyTests, execute.AfterStudentCode, IgnorePattern,
+            ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+        cfg.Execute.kernel_name = KERNEL_NAME
+        if self.settings.get("cell_timeout"):
+            cfg.Execute.timeout = int(self.settings["cell_timeout"])
+        cfg.VerifyTests.enabled = bool(self.settings.get("verify", True))
+        return cfg
+
+    # ---- one job ----------------------------------------------------------------------------------------------------
+
+    def grade(self, job):
+        begin = time.monotonic()
+        assignment, student = job["assignment"], job["student"]
+        root = self.scratch / "job"
+        if root.exists():
+            _rmtree(root)
+        for sub in ("tmp/ipython", "tmp/mpl", "private"):
+            (root / sub).mkdir(parents=True)
+        shutil.copyfile(self.template, root / "gradebook.db")
+        db_url = f"sqlite:///{root / 'gradebook.db'}"
+        gradebook.write_rows(db_url, job["rows"])
+        submitted = root / "submitted" / student / assignment
+        _write_files(submitted, job["files"])
+        _write_files(root / "source" / assignment, job.get("source_files", {}))
+        notebook_dir = root / "autograded" / student / assignment
+        context = execute.JobContext(self._policy(root, notebook_dir), self.settings["notebook_timeout"],
+                                     self.settings["max_processes"], verify=self.settings.get("verify", True))
+        context.before_student_code = lambda: self._protect(root, context)
+        context.after_student_code = lambda: self._restore(root, context)
+        valid = self._check_notebooks(submitted, job["notebooks"], context)
+        tmp = root / "tmp"
+        os.environ.update({sandbox.POLICY_ENV: json.dumps(context.policy), "TMPDIR": str(tmp),
+                           "IPYTHONDIR": str(tmp / "ipython"), "MPLCONFIGDIR": str(tmp / "mpl"),
+                           "XDG_CACHE_HOME": str(tmp)})
+        error = None
+        execute.CURRENT["job"] = context
+        try:
+            if valid:
+                error = self._autograde(root, assignment, student)
+            else:
+                self._grade_as_missing(db_url, assignment, student, submitted)
+        except Exception:
+            error = traceback.format_exc()
+        finally:
+            execute.CURRENT["job"] = None
+            sandbox.kill_descendants()
+            sandbox.reap_orphans()
+        self._read_events(root, context)
+        result = gradebook.submission_result(db_url, assignment, student, self.course_id)
+        files = {}
+        if notebook_dir.is_dir():
+            for path in sorted(notebook_dir.rglob("*")):
+                if path.is_file():
+                    files[str(path.relative_to(notebook_dir))] = base64.b64encode(path.read_bytes()).decode()
+        context.timings["job_s"] = time.monotonic() - begin
+        return {"id": job["id"], "assignment": assignment, "student": student, "result": result, "files": files,
+                "notes": context.notes, "cells": context.cells, "verification": context.verification,
+                "timings": {k: round(v, 3) for k, v in context.timings.items()}, "error": error,
+                "valid_notebooks": valid, "sandbox": {"landlock_abi": self.landlock,
+                                                      "memory_mb": self.settings["memory_mb"]}}
+
+    def _policy(self, root, notebook_dir):
+        tmp = root / "tmp"
+        return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
+                "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
+                "write": [str(notebook_dir), str(tmp)],
+                "read": self.readable + [str(notebook_dir), str(tmp), str(self.runtime)],
+                "events": str(root / "private" / "events.jsonl"), "log": str(root / "private" / "kernel.log")}
+
+    def _check_notebooks(self, submitted, expected, context):
+        """Which expected notebooks can be graded. A malformed one is removed from the scratch copy
+        (nbgrader then scores it 0, as a missing notebook); a lone notebook with another name is
+        graded under the expected name."""
+        import nbformat
+        present = sorted(p.name for p in submitted.glob("*.ipynb"))
+        wanted = [f"{name}.ipynb" for name in expected]
+        if len(wanted) == 1 and wanted[0] not in present and len(present) == 1:
+            (submitted / present[0]).rename(submitted / wanted[0])
+            context.note(f"notebook {present[0]!r} graded as {wanted[0]!r}")
+            present = wanted
+        valid = []
+        for name in wanted:
+            path = submitted / name
+            if name not in present:
+                context.note(f"{name}: missing, scored 0")
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    nb = nbformat.read(path, as_version=4)
+                    nbformat.validate(nb)
+            except Exception as err:
+                context.note(f"{name}: not a valid notebook ({type(err).__name__}: {str(err)[:200]}), scored 0")
+                path.unlink()
+                continue
+            valid.append(name)
+        return valid
+
+    def _autograde(self, root, assignment, student):
+        from nbgrader.converters import Autograde
+        from nbgrader.coursedir import CourseDirectory
+        cfg = self.nbgrader_config(root, assignment, student)
+        coursedir = CourseDirectory(config=cfg)
+        app = Autograde(coursedir=coursedir, config=cfg)
+        app.force = True
+        app.create_student = True
+        errors = _ErrorLog()
+        app.log.addHandler(errors)
+        try:
+            app.start()
+        except Exception as err:  # nbgrader reports its own failures this way, after logging them
+            causes = [m.strip().splitlines()[-1] for m in errors.messages if "Traceback" in m]
+            return "; ".join(causes) or f"{type(err).__name__}: {err}"
+        finally:
+            app.log.removeHandler(errors)
+        return None
+
+    def _grade_as_missing(self, db_url, assignment, student, submitted):
+        """No notebook to run: what nbgrader does for a missing notebook (score 0, no manual grading needed)."""
+        from nbgrader.api import Gradebook
+        from nbgrader.utils import parse_utc
+        stamp = submitted / "timestamp.txt"
+        timestamp = stamp.read_text().strip() if stamp.is_file() else ""
+        with Gradebook(db_url, self.course_id) as gb:
+            gb.update_or_create_student(student)
+            if timestamp:
+                submission = gb.update_or_create_submission(assignment, student, timestamp=parse_utc(timestamp))
+            else:
+                submission = gb.update_or_create_submission(assignment, student)
+            for nb in submission.notebooks:
+                for grade in nb.grades:
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = False
+            gb.db.commit()
+
+    # ---- what student code may have touched -------------------------------------------------------------------------
+
+    def _protect(self, root, context):
+        """Remember every file of the scratch course outside the notebook's own folder."""
+        context.protected = {p: p.read_bytes() for p in _files_outside(root)}
+
+    def _restore(self, root, context):
+        """Put back whatever student code changed outside its folder (Landlock normally forbids it)."""
+        protected = getattr(context, "protected", {})
+        now = set(_files_outside(root))
+        changed = []
+        for path, data in protected.items():
+            if path not in now or path.read_bytes() != data:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+                changed.append(path)
+        for path in now - set(protected):
+            path.unlink()
+            changed.append(path)
+        if changed:
+            names = ", ".join(sorted(str(p.relative_to(root)) for p in changed)[:5])
+            context.note(f"changed files outside its folder in the grader's scratch copy ({names}); restored")
+
+    def _read_events(self, root, context):
+        path = root / "private" / "events.jsonl"
+        if not path.is_file():
+            return
+        kinds = {}
+        with open(path, "rb") as f:
+            for line in f.read(1_000_000).splitlines():
+                try:
+                    kind, detail = json.loads(line)
+                except (ValueError, TypeError):
+                    continue
+                kinds.setdefault(str(kind), []).append(str(detail))
+        blocked = "blocked" if self.landlock else "not blocked: no Landlock here; checked afterwards"
+        if "write-outside" in kinds:
+            paths = sorted(set(kinds["write-outside"]))
+            context.note(f"tried to write or delete outside its folder ({blocked}): {', '.join(paths[:4])}"
+                         + (f" and {len(paths) - 4} more" if len(paths) > 4 else ""))
+        if "shadow" in kinds:
+            context.note("wrote files named like the grader's packages into its folder (to replace them on "
+                         f"import): {', '.join(sorted(set(kinds['shadow']))[:4])}")
+        if "database" in kinds:
+            context.note(f"opened an SQLite database: {', '.join(sorted(set(kinds['database']))[:3])}")
+        if "signal" in kinds:
+            context.note(f"sent signals to other processes ({'blocked' if self.landlock >= 6 else 'not blocked'}): "
+                         f"{', '.join(sorted(set(kinds['signal']))[:3])}")
+        if "process" in kinds:
+            context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
+
+
+class _ErrorLog(logging.Handler):
+    """nbgrader's error messages for one job (they also go to the worker's log)."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage()[-3000:])
+
+
+def _files_outside(root):
+    skip = {root / "autograded", root / "tmp", root / "private"}
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if Path(dirpath, d) not in skip]
+        out += [Path(dirpath, f) for f in filenames if not f.endswith("-journal")]
+    return out
+
+
+def _write_files(directory, files):
+    directory.mkdir(parents=True, exist_ok=True)
+    for rel, data in files.items():
+        target = (directory / rel).resolve()
+        if directory.resolve() not in target.parents:
+            continue  # a name like ../x: not ours to write
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(base64.b64decode(data))
+
+
+def _rmtree(path):
+    def make_writable(func, target, _):
+        os.chmod(target, 0o700)
+        func(target)
+    shutil.rmtree(path, onerror=make_writable)
+
+
+def main():
+    # the protocol gets its own descriptors; the standard ones go to the log, where kernels' stray output lands
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    sandbox.set_child_subreaper()
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s [worker %(process)d] %(levelname)s %(message)s")
+    worker = None
+    for line in proto_in:
+        message = json.loads(line)
+        if "init" in message:
+            worker = Worker(message["init"])
+            reply = {"ready": True, "landlock_abi": worker.landlock}
+        else:
+            try:
+                reply = worker.grade(message)
+            except Exception:
+                reply = {"id": message.get("id"), "assignment": message.get("assignment"),
+                         "student": message.get("student"), "result": None, "files": {}, "notes": [],
+                         "cells": {}, "timings": {}, "error": traceback.format_exc()}
+        proto_out.write(json.dumps(reply).encode() + b"\n")
+        proto_out.flush()
+
+
+if __name__ == "__main__":
+    main()

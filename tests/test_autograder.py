@@ -1,0 +1,464 @@
+"""The instructor's autograder (``autograder/``), end to end with real nbgrader.
+
+The slow tests share one run (``term``): a copy of the course with 01_graphs and 02_backward is
+released, a synthetic class (``autograder.synthetic``: the solutions, the wrong-answer corpus,
+bad input and hostile code) is exported as a Canvas zip and a Moodle zip, collected, and graded
+with 2 workers. Then: every score, exercise by exercise; what the report says about each hostile
+submission; that nothing outside a submission's folder changed; that parallel grading leaves
+the gradebook as serial ``nbgrader autograde`` does, and so do two shards merged; that a regrade
+is idempotent and keeps manual grades; feedback without hidden tests; export, report, integrity.
+"""
+import csv
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import course as course_build
+from autograder import feedback, gradebook, sandbox, synthetic, verify
+from autograder.config import Course
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENTS = ["01_graphs", "02_backward"]
+CELL_TIMEOUT = 10
+# the students whose gradebook rows serial nbgrader, the sharded run and the parallel run must agree on
+COMPARED = ["a01-solutions", "a01-untouched", "a01-wrong-0", "a01-late", "a01-deleted-test-cell", "a02-solutions",
+            "a02-wrong-1"]
+
+
+def autograder(course_dir, *args, check=True, timeout=1200):
+    result = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), *map(str, args)],
+                            capture_output=True, text=True, timeout=timeout, env=course_build.nbgrader_env())
+    if check and result.returncode != 0:
+        raise AssertionError(f"autograder {' '.join(map(str, args))} failed:\n{result.stdout[-3000:]}\n"
+                             f"{result.stderr[-5000:]}")
+    return result
+
+
+# ---- fast tests ----------------------------------------------------------------------------------------------------
+
+def test_command_line_lists_the_commands():
+    result = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0
+    for command in ("release", "collect", "grade", "merge", "feedback", "export", "report", "integrity"):
+        assert command in result.stdout
+    assert "--shard" in subprocess.run([sys.executable, "-m", "autograder", "grade", "--help"],
+                                       capture_output=True, text=True).stdout
+
+
+def test_readable_paths_cover_everything_but_the_denied_folders(tmp_path):
+    (tmp_path / "course" / "submitted").mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "course")
+    paths = sandbox.readable_paths([tmp_path / "course"], extra=[tmp_path / "course" / "submitted"])
+    assert str(tmp_path / "other") in paths and "/usr" in paths
+    assert str(tmp_path / "course") not in paths and str(tmp_path / "link") not in paths
+    assert str(tmp_path / "course" / "submitted") in paths  # an extra path inside a denied one
+    assert not any(p in ("/", str(tmp_path), str(tmp_path.parent)) for p in paths)
+
+
+@pytest.mark.skipif(sandbox.landlock_abi() < 1, reason="Landlock is not available on this system")
+def test_the_sandbox_confines_a_process(tmp_path):
+    """What a kernel gets: writes only in its folders, no reading the course, no signalling the grader,
+    a memory cap, a file-size cap, and an events log it cannot reach."""
+    course, job = tmp_path / "course", tmp_path / "job"
+    (job / "nb").mkdir(parents=True)
+    (job / "tmp").mkdir()
+    (job / "private").mkdir()
+    course.mkdir()
+    (course / "gradebook.db").write_text("grades")
+    policy = {"memory_bytes": 1 << 30, "file_bytes": 1 << 20, "processes": 16, "landlock": True,
+              "write": [str(job / "nb"), str(job / "tmp")],
+              "read": sandbox.readable_paths([course, job], [job / "nb", job / "tmp"]),
+              "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
+    code = textwrap.dedent("""
+        import json, os, sys
+        from autograder import sandbox
+        sandbox.confine(json.loads(os.environ["POLICY"]))()
+        def attempt(f):
+            try:
+                f()
+                return "ok"
+            except BaseException as err:
+                return type(err).__name__
+        results = {
+            "write here": attempt(lambda: open("x", "w").write("x")),
+            "read course": attempt(lambda: open(COURSE + "/gradebook.db").read()),
+            "write course": attempt(lambda: open(COURSE + "/gradebook.db", "a").write("x")),
+            "delete course": attempt(lambda: os.remove(COURSE + "/gradebook.db")),
+            "events log": attempt(lambda: open(EVENTS, "a").write("x")),
+            "signal grader": attempt(lambda: os.kill(os.getppid(), 0)),
+            "memory": attempt(lambda: bytearray(2 << 30)),
+            "big file": attempt(lambda: open("big", "wb").write(b"x" * (2 << 20))),
+            "numpy": attempt(lambda: __import__("numpy")),
+        }
+        open("results.json", "w").write(json.dumps(results))
+    """).replace("COURSE", repr(str(course))).replace("EVENTS", repr(str(job / "private" / "events")))
+    env = dict(os.environ, POLICY=json.dumps(policy), PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], cwd=job / "nb", env=env, capture_output=True, text=True)
+    assert result.returncode == 0, (job / "private" / "log").read_text()
+    results = json.loads((job / "nb" / "results.json").read_text())
+    assert results["write here"] == "ok" and results["numpy"] == "ok"
+    assert results["read course"] == results["write course"] == results["delete course"] == "PermissionError"
+    assert results["events log"] == "PermissionError"
+    assert results["memory"] == "MemoryError" and results["big file"] == "OSError"
+    if sandbox.landlock_abi() >= 6:
+        assert results["signal grader"] == "PermissionError"
+    assert (course / "gradebook.db").read_text() == "grades"
+    events = (job / "private" / "events").read_text()
+    assert "write-outside" in events and "gradebook.db" in events
+
+
+def test_the_verifier_sees_and_undoes_replaced_functions():
+    import numpy as np
+    from autograder.checks import a01_graphs
+    snapshot = verify.take_snapshot()
+    original_allclose, original_check, original_len = np.allclose, a01_graphs.check_walk, len
+    code = a01_graphs.check_summarize.__code__
+    try:
+        np.allclose = lambda *a, **k: True
+        a01_graphs.check_walk = lambda walk: None
+        __builtins__["len"] = lambda x: 0
+        a01_graphs.check_summarize.__code__ = (lambda summarize: None).__code__
+        changed = verify.diff_and_restore(snapshot)
+    finally:
+        __builtins__["len"] = original_len
+    assert {"numpy.allclose", "autograder.checks.a01_graphs.check_walk", "builtins.len"} <= set(changed), changed
+    assert any("check_summarize" in c for c in changed)
+    assert np.allclose is original_allclose and a01_graphs.check_walk is original_check
+    assert a01_graphs.check_summarize.__code__ is code
+    assert verify.diff_and_restore(snapshot) == []
+
+
+def test_verdicts_are_signed():
+    key = "ab" * 32
+    line = json.dumps({"index": 3, "ok": False, "mac": verify.sign(3, False, key)})
+    assert verify.check_signature(line, key)["index"] == 3
+    forged = json.dumps({"index": 3, "ok": True, "mac": verify.sign(3, False, key)})
+    assert verify.check_signature(forged, key) is None
+    assert verify.check_signature("not json", key) is None
+
+
+def test_traceback_redaction():
+    hidden = ["### BEGIN HIDDEN TESTS", "from autograder.checks import a01_graphs", "a01_graphs.check_walk(walk)",
+              "### END HIDDEN TESTS"]
+    checks_file = str(Path(feedback._hidden_dirs()[0]) / "a01_graphs.py")
+    entries = [
+        "\x1b[31m----\x1b[39m",
+        "Cell In[3], line 11\n      8 assert walk(x) == []\n      9 ### BEGIN HIDDEN TESTS\n---> 11 a01_graphs.check_walk(walk)\n",
+        f"File {checks_file}:42, in check_walk(walk)\n     41 x = 1\n---> 42 expect(len(got) == len(expected), 'secret')\n",
+        "Cell In[2], line 5, in walk(t)\n      4 def walk(t):\n----> 5     return walk(t)\n",
+        "AssertionError: walk on a chain: RecursionError",
+    ]
+    out = feedback.redact_traceback(entries, hidden, feedback._hidden_dirs())
+    text = "\n".join(out)
+    assert "check_walk" not in text and "expect(" not in text and "BEGIN HIDDEN" not in text
+    assert "assert walk(x) == []" in text and "return walk(t)" in text
+    assert text.endswith("AssertionError: walk on a chain: RecursionError")
+    source, lines = feedback.hidden_regions("x = 1\n### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS\ny = 2")
+    assert source == f"x = 1\n{feedback.HIDDEN_NOTE}\ny = 2" and "secret()" in lines
+
+
+# ---- the term, end to end -------------------------------------------------------------------------------------------
+
+def _course_copy(base):
+    course_dir = base / "course"
+    course_dir.mkdir(parents=True)
+    shutil.copy(course_build.NOTEBOOKS / "nbgrader_config.py", course_dir)
+    for sub in ("source", "source_text"):
+        for assignment in ASSIGNMENTS:
+            shutil.copytree(course_build.NOTEBOOKS / sub / assignment, course_dir / sub / assignment)
+    return course_dir
+
+
+def _dump(course_dir, students=None):
+    data = gradebook.dump(Course(course_dir).db_url, "chibigrad")
+    return data if students is None else _restrict(data, students)
+
+
+def _restrict(data, students):
+    return dict(data, submissions={k: v for k, v in data["submissions"].items() if k.split("/")[1] in students},
+                students={k: v for k, v in data["students"].items() if k in students})
+
+
+def _sha(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _stray_processes():
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if synthetic.MARKER.encode() in cmdline and b"sleep" in cmdline:
+            found.append(pid)
+    return found
+
+
+pytestmark = pytest.mark.xdist_group("autograder")  # one `term` per run, also under pytest-xdist --dist loadgroup
+
+
+@pytest.fixture(scope="session")
+def term(tmp_path_factory):
+    """Release, collect, grade (2 workers); a copy of the collected course for serial nbgrader and one for shards."""
+    base = tmp_path_factory.mktemp("term")
+    course_dir = _course_copy(base)
+    times = {}
+    start = time.perf_counter()
+    autograder(course_dir, "release", "--no-zip", "--dest", base / "student", "--due", "01_graphs=2030-01-15T23:59",
+               "--due", "02_backward=2030-01-15T23:59")
+    times["release_s"] = time.perf_counter() - start
+    targets = {"gradebook": course_dir / "gradebook.db",
+               "other": course_dir / "submitted" / "a01-solutions" / "01_graphs" / "01_graphs.ipynb",
+               "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb"}
+    students01 = synthetic.normal_students(course_dir, "01_graphs") + synthetic.hostile_students(
+        course_dir, targets=targets)
+    students02 = synthetic.normal_students(course_dir, "02_backward") + [synthetic.numpy_patch_student(course_dir)]
+    roster = synthetic.roster_rows(students01 + students02)
+    synthetic.write_roster(base / "roster.csv", roster)
+    synthetic.canvas_zip(base / "canvas-01_graphs.zip", students01, roster)
+    synthetic.moodle_zip(base / "moodle-02_backward.zip", students02, roster)
+    collected = [autograder(course_dir, "collect", base / "canvas-01_graphs.zip", "--roster", base / "roster.csv",
+                            "--assignment", "01_graphs").stdout,
+                 autograder(course_dir, "collect", base / "moodle-02_backward.zip", "--roster", base / "roster.csv").stdout]
+    copies = {}
+    for name in ("serial", "sharded"):
+        copies[name] = base / name
+        shutil.copytree(course_dir, copies[name])
+        for student_dir in (copies[name] / "submitted").iterdir():
+            if student_dir.name not in COMPARED:
+                shutil.rmtree(student_dir)
+    hashes = {name: _sha(path) for name, path in targets.items() if name != "gradebook"}
+    start = time.perf_counter()
+    graded = autograder(course_dir, "grade", "--workers", 2, "--cell-timeout", CELL_TIMEOUT)
+    times["grade_s"] = time.perf_counter() - start
+    times["grade_summary"] = graded.stdout.splitlines()[0]
+    out = ROOT / "_build" / "autograder"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "test_times.json").write_text(json.dumps(times, indent=1) + "\n")
+    return {"dump": _dump(course_dir), "base": base, "course": course_dir, "students": students01 + students02, "collected": collected,
+            "graded": graded, "copies": copies, "targets": targets, "hashes": hashes, "times": times}
+
+
+@pytest.mark.slow
+def test_collect_places_everything_and_reports_the_rest(term):
+    rows = []
+    for path in sorted((term["course"] / "grading" / "collect").glob("collect-*.csv")):
+        with open(path, newline="") as f:
+            rows += list(csv.DictReader(f))
+    by_file = {r["file"]: r for r in rows}
+    placed = {(r["student"], r["assignment"]) for r in rows if r["status"] == "placed"}
+    for st in term["students"]:
+        assert (synthetic._student_id(st.id), st.assignment) in placed, st.id
+    assert any(r["status"] == "not placed" and "not a notebook" in r["notes"] for r in rows)
+    assert any(r["status"] == "not placed" and "not on the roster" in r["notes"] for r in rows)
+    assert any(r["status"] == "duplicate, not used" and r["student"] == "duplicate" for r in rows)
+    assert "renamed to 01_graphs.ipynb" in next(r["notes"] for r in rows if r["student"] == "renamed")
+    assert "not valid UTF-8" in next(r["notes"] for r in rows if r["student"] == "mueller")
+    assert "late by 2.0 days" in next(r["notes"] for r in rows if r["student"] == "a01-late")
+    assert "not valid notebook JSON" in next(r["notes"] for r in rows if r["student"] == "bad-json")
+    assert len(by_file) == len(rows)
+    submitted = nbformat.read(term["course"] / "submitted" / "duplicate" / "01_graphs" / "01_graphs.ipynb", as_version=4)
+    assert next(c.source for c in submitted.cells if c.id == "walk") != "def walk(t):\n    return []", "the later copy"
+
+
+@pytest.mark.slow
+def test_every_submission_gets_exactly_its_points(term):
+    from nbgrader.api import Gradebook
+    course = Course(term["course"])
+    problems = []
+    with Gradebook(course.db_url, course.course_id) as gb:
+        for (assignment, student), want in synthetic.expected_scores(term["students"]).items():
+            nb = gb.find_submission_notebook(assignment, assignment, student)
+            got = {g.name[:-len("-tests")]: g.score for g in nb.grades}
+            if got != {k: float(v) for k, v in want.items()}:
+                problems.append(f"{student}/{assignment}: got {got}, expected {want}; "
+                                f"notes {course.read_record(assignment, student)['notes']}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+def test_the_report_says_what_happened_to_each_hostile_submission(term):
+    course = Course(term["course"])
+    for st in term["students"]:
+        record = course.read_record(st.assignment, synthetic._student_id(st.id))
+        assert record["status"] in ("graded", "missing") and not record["error"], (st.id, record["error"])
+        text = " ".join(record["notes"])
+        for keyword in st.notes:
+            if keyword in ("late", "latest of 2", "renamed", "not valid UTF-8"):
+                continue  # collect's notes, checked above
+            assert keyword in text, f"{st.id}: {keyword!r} not in {record['notes']}"
+    autograder(term["course"], "report")
+    page = (term["course"] / "reports" / "report.html").read_text()
+    for sid in ("infinite-loop", "swallows-interrupt", "os-exit", "many-processes", "prints-megabytes",
+                "deletes-files", "writes-gradebook", "patches-helpers", "patches-ipython", "patches-numpy", "bad-json"):
+        assert f"<td>{sid}</td>" in page, sid
+    assert page.count("<img ") == 4
+    assert "never-submitted" in page.split("Missing submissions")[1]
+
+
+@pytest.mark.slow
+def test_hostile_code_changed_nothing_outside_its_folder(term):
+    for name, digest in term["hashes"].items():
+        assert _sha(term["targets"][name]) == digest, f"{name} changed"
+    db = sqlite3.connect(term["targets"]["gradebook"])
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL").fetchone()[0] == 0
+    assert not (term["course"].parent / "escape.txt").exists()
+    assert not _stray_processes(), "processes started by a submission are still running"
+    chatty = term["course"] / "autograded" / "prints-megabytes" / "01_graphs" / "01_graphs.ipynb"
+    assert chatty.stat().st_size < 5_000_000
+    assert "WARNING" not in term["graded"].stdout, term["graded"].stdout
+
+
+@pytest.mark.slow
+def test_parallel_grading_leaves_the_gradebook_as_serial_nbgrader_does(term):
+    serial = term["copies"]["serial"]
+    for assignment in ASSIGNMENTS:
+        result = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment], cwd=serial,
+                                capture_output=True, text=True, env=course_build.nbgrader_env(), timeout=1200)
+        assert result.returncode == 0, result.stderr[-3000:]
+    ours, theirs = _restrict(term["dump"], COMPARED), _dump(serial, COMPARED)
+    assert ours["submissions"] and ours == theirs
+    for student in COMPARED:
+        for assignment in ASSIGNMENTS:
+            mine = term["course"] / "autograded" / student / assignment / f"{assignment}.ipynb"
+            other = serial / "autograded" / student / assignment / f"{assignment}.ipynb"
+            assert mine.exists() == other.exists()
+            if mine.exists():
+                a, b = nbformat.read(mine, as_version=4), nbformat.read(other, as_version=4)
+                assert [c.source for c in a.cells] == [c.source for c in b.cells]
+
+
+@pytest.mark.slow
+def test_shards_merged_equal_a_single_run(term):
+    sharded = term["copies"]["sharded"]
+    runs = [subprocess.Popen([sys.executable, "-m", "autograder", "--course", str(sharded), "grade", "--shard",
+                              f"{i}/2", "--workers", "1", "--cell-timeout", str(CELL_TIMEOUT)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=course_build.nbgrader_env())
+            for i in (1, 2)]
+    for run in runs:
+        out, err = run.communicate(timeout=1200)
+        assert run.returncode == 0, err[-3000:]
+    assert _dump(sharded)["submissions"] == {}, "shards do not write the gradebook"
+    assert len(list((sharded / "grading" / "shards").glob("*-of-2/*/*.json"))) == len(COMPARED)
+    assert "merged 7 submission(s)" in autograder(sharded, "merge").stdout
+    assert _dump(sharded, COMPARED) == _restrict(term["dump"], COMPARED)
+    assert "nothing to grade" in autograder(sharded, "grade").stdout
+
+
+@pytest.mark.slow
+def test_regrading_is_idempotent_and_keeps_manual_grades(term):
+    from nbgrader.api import Gradebook
+    course = Course(term["course"])
+    before = _dump(term["course"])
+    assert "nothing to grade" in autograder(term["course"], "grade").stdout
+    assert _dump(term["course"]) == before
+    with Gradebook(course.db_url, course.course_id) as gb:
+        grade = gb.find_grade("walk-tests", "01_graphs", "01_graphs", "a01-wrong-0")
+        grade.manual_score = 1.5
+        comment = gb.find_comment("walk", "01_graphs", "01_graphs", "a01-wrong-0")
+        comment.manual_comment = "Nearly: see the seen set."
+        gb.db.commit()
+    marked = _dump(term["course"])
+    autograder(term["course"], "grade", "--force", "--student", "a01-wrong-0", "--student", "a01-solutions",
+               "--cell-timeout", CELL_TIMEOUT)
+    after = _dump(term["course"])
+    key = "01_graphs/a01-wrong-0"
+    grades = after["submissions"][key]["notebooks"]["01_graphs"]["grades"]
+    assert grades["walk-tests"] == [0.0, 1.5, None, True], "manual score kept, flagged for review as nbgrader does"
+    assert after["submissions"][key]["notebooks"]["01_graphs"]["comments"]["walk"][1] == "Nearly: see the seen set."
+    marked["submissions"][key]["notebooks"]["01_graphs"]["grades"]["walk-tests"][3] = True
+    assert after == marked
+
+
+def _hidden_lines():
+    """Lines a student must never see: hidden-test regions and the check modules' source (long lines
+    that appear nowhere in what students get)."""
+    visible = set()
+    for assignment in ASSIGNMENTS:
+        for cell in nbformat.read(course_build.NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb",
+                                  as_version=4).cells:
+            visible.update(line.strip() for line in feedback.hidden_regions(cell.source)[0].splitlines())
+    lines = set()
+    for assignment in ASSIGNMENTS:
+        for cell in nbformat.read(course_build.NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb",
+                                  as_version=4).cells:
+            lines.update(line.strip() for line in feedback.hidden_regions(cell.source)[1])
+    for path in (ROOT / "autograder" / "checks").glob("*.py"):
+        lines.update(line.strip() for line in path.read_text().splitlines())
+    return {line for line in lines if len(line) >= 25 and line not in visible and not line.startswith(("#", '"""'))}
+
+
+def _html_text(path):
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text()))
+
+
+@pytest.mark.slow
+def test_feedback_has_no_hidden_tests(term):
+    course_dir = term["course"]
+    result = autograder(course_dir, "feedback")
+    files = sorted((course_dir / "feedback").glob("*/*/*.html"))
+    graded = {(p.parent.parent.name, p.parent.name) for p in (course_dir / "autograded").glob("*/*/*.ipynb")}
+    assert {(p.parent.parent.name, p.parent.name) for p in files} == graded, result.stdout
+    hidden = _hidden_lines()
+    leaks = {}
+    for path in files:
+        text = _html_text(path)
+        student, assignment = path.parent.parent.name, path.parent.name
+        own = (course_dir / "submitted" / student / assignment / path.with_suffix(".ipynb").name).read_text()
+        found = [line for line in hidden if line in text and json.dumps(line)[1:-1] not in own]  # not their own code
+        if found:
+            leaks[str(path.relative_to(course_dir))] = found[:3]
+    assert not leaks, leaks
+    assert "walk on a chain of 50000 additions" in _html_text(
+        course_dir / "feedback" / "a01-wrong-2" / "01_graphs" / "01_graphs.html"), "the checks' messages stay"
+    autograder(course_dir, "feedback", "01_graphs", "--student", "a01-wrong-2", "--reveal-hidden")
+    revealed = _html_text(course_dir / "feedback" / "a01-wrong-2" / "01_graphs" / "01_graphs.html")
+    assert any(line in revealed for line in hidden), "the leak check sees hidden lines when they are there"
+    autograder(course_dir, "feedback", "01_graphs", "--student", "a01-wrong-2")
+
+
+@pytest.mark.slow
+def test_export_has_a_row_per_student_and_a_column_per_exercise(term):
+    autograder(term["course"], "export")
+    with open(term["course"] / "reports" / "grades.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows[0]["student_id"] == "(max)" and rows[0]["01_graphs"] == "12" and rows[0]["02_backward"] == "15"
+    by_id = {r["student_id"]: r for r in rows[1:]}
+    roster = {r["id"] for r in csv.DictReader(open(term["base"] / "roster.csv"))}
+    assert set(by_id) == roster
+    assert by_id["a01-solutions"]["01_graphs"] == "12" and by_id["a01-solutions"]["02_backward"] == "0"
+    assert by_id["os-exit"]["01_graphs:walk"] == "2" and by_id["os-exit"]["01_graphs:find_leaves"] == "0"
+    assert by_id["never-submitted"]["01_graphs:walk"] == "" and by_id["never-submitted"]["total"] == "0"
+    assert by_id["patches-numpy"]["02_backward:hypot"] == "0" and by_id["patches-numpy"]["02_backward"] == "12"
+
+
+@pytest.mark.slow
+def test_integrity_flags_what_was_tampered_with(term):
+    result = autograder(term["course"], "integrity")
+    with open(term["course"] / "reports" / "integrity.csv", newline="") as f:
+        findings = list(csv.DictReader(f))
+    by_student = {}
+    for f in findings:
+        by_student.setdefault(f["student"], set()).add(f["category"])
+    assert "deleted cell" in by_student["a01-deleted-test-cell"]
+    for sid in ("patches-helpers", "patches-builtins", "patches-chibigrad", "patches-ipython", "patches-numpy",
+                "deletes-files", "writes-gradebook", "shadows-checks"):
+        assert "tampering while graded" in by_student.get(sid, set()), (sid, result.stdout)
+    assert "not a valid notebook" in by_student["bad-json"]
+    for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "renamed", "mueller"):
+        assert honest not in by_student, (honest, [f for f in findings if f["student"] == honest])
