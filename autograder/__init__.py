@@ -1,5 +1,4 @@
-"""The instructor's tooling around nbgrader: release, collect, grade and feedback.
-
-Not implemented yet: this package is a placeholder so that the `autograder` console
-script exists; its commands land with the instructor tooling issue.
+"""The instructor's tooling around nbgrader: release, collect, grade (in parallel, sandboxed),
+merge, feedback, export, report and integrity. The command line is ``autograder`` (or
+``python -m autograder``); see ``autograder/README.md``.
 """

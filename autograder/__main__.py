@@ -51,6 +51,7 @@ def _parser():
     p.add_argument("--memory-mb", type=int, help="address-space cap of each kernel process (default 2048)")
     p.add_argument("--max-processes", type=int, help="processes a notebook may run at once (default 64)")
     p.add_argument("--no-verify", action="store_true", help="skip the clean re-run that catches monkeypatching")
+    p.add_argument("--no-landlock", action="store_true", help="do not confine kernels with Landlock (debugging)")
     p.add_argument("--scratch", help="folder for the workers' scratch courses (default: the system temp dir)")
 
     p = sub.add_parser("merge", help="merge shard results into the gradebook")
@@ -111,6 +112,8 @@ def main(argv=None):
                     if v is not None}
         if args.no_verify:
             settings["verify"] = False
+        if args.no_landlock:
+            settings["landlock"] = False
         records, summary = grade(course, args.assignment, args.workers, _shard(args.shard) if args.shard else None,
                                  args.force, args.student, settings, args.scratch)
         _print_grade_summary(records, summary, args.shard)

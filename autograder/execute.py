@@ -120,6 +120,7 @@ class SandboxedExecute(Execute):
     """nbgrader's Execute for untrusted notebooks (see the module docstring)."""
 
     output_limit = Integer(2_000_000, help="bytes of output kept per cell; the rest is dropped").tag(config=True)
+    notebook_output_limit = Integer(10_000_000, help="bytes of output kept for the whole notebook").tag(config=True)
     probe_timeout = Float(5.0, help="seconds a kernel has to answer after a timed-out cell is interrupted "
                                     "before it is declared stuck").tag(config=True)
     shutdown_kernel = "immediate"
@@ -261,7 +262,7 @@ class SandboxedExecute(Execute):
         size = len(content.get("text", "")) if msg["msg_type"] == "stream" else len(json.dumps(content, default=str))
         used = self._output_bytes.get(cell_index, 0) + size
         self._output_bytes[cell_index] = used
-        if used > self.output_limit:
+        if used > self.output_limit or sum(self._output_bytes.values()) > self.notebook_output_limit:
             self._truncated.add(cell_index)
             if msg["msg_type"] == "stream" and content.get("name") == "stderr":
                 self._stderr_dropped.add(cell_index)
@@ -273,8 +274,8 @@ class SandboxedExecute(Execute):
             return
         total = self._output_bytes[index]
         cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=(
-            f"\n[{GRADER}: this cell printed {total / 1e6:.1f} MB; only the first "
-            f"{self.output_limit / 1e6:.1f} MB were kept]\n")))
+            f"\n[{GRADER}: this cell printed {total / 1e6:.1f} MB; the output was cut at "
+            f"{self.output_limit / 1e6:.1f} MB per cell, {self.notebook_output_limit / 1e6:.0f} MB per notebook]\n")))
         if index in self._stderr_dropped and not any(
                 o.output_type == "stream" and o.name == "stderr" for o in cell.outputs):
             cell.outputs.append(NotebookNode(output_type="stream", name="stderr",

@@ -142,7 +142,7 @@ class Pool:
                     job = todo.get_nowait()
                 except queue.Empty:
                     break
-                reply = None
+                reply, problem = None, "the grading worker died twice on this submission"
                 for attempt in range(2):
                     try:
                         if process is None or process.poll() is not None:
@@ -152,15 +152,17 @@ class Pool:
                         line = process.stdout.readline()
                     except (BrokenPipeError, OSError):
                         line = b""
+                    except RuntimeError as err:  # the worker could not start: not this submission's fault
+                        line, problem = b"", str(err)
                     if line:
                         reply = json.loads(line)
                         break
-                    _stop(process)
+                    if process is not None:
+                        _stop(process)
                     process = None
                 if reply is None:
                     reply = {"id": job["id"], "assignment": job["assignment"], "student": job["student"],
-                             "result": None, "files": {}, "notes": [], "cells": {}, "timings": {},
-                             "error": "the grading worker died twice on this submission"}
+                             "result": None, "files": {}, "notes": [], "cells": {}, "timings": {}, "error": problem}
                 done.put((job, reply))
             if process is not None:
                 _stop(process)
@@ -335,9 +337,38 @@ def _clock(seconds):
 
 # ---- the commands -------------------------------------------------------------------------------------------------
 
+class CourseLock:
+    """One ``grade`` or ``merge`` at a time writes a course (``grading/lock``)."""
+
+    def __init__(self, course):
+        course.grading.mkdir(parents=True, exist_ok=True)
+        self.path = course.grading / "lock"
+
+    def __enter__(self):
+        import fcntl
+        self.file = open(self.path, "w")
+        try:
+            fcntl.flock(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.file.close()
+            raise SystemExit(f"another `autograder grade` or `merge` is running on this course ({self.path})") from None
+        return self
+
+    def __exit__(self, *exc):
+        self.file.close()
+
+
 def grade(course, assignment=None, workers=2, shard=None, force=False, students=None, settings=None,
           scratch=None, quiet=False):
-    """Grade what is pending; returns ``(records, summary)``."""
+    """Grade what is pending; returns ``(records, summary)``. Shards do not write the course, so
+    they run side by side; a plain ``grade`` holds the course's lock."""
+    if shard:
+        return _grade(course, assignment, workers, shard, force, students, settings, scratch, quiet)
+    with CourseLock(course):
+        return _grade(course, assignment, workers, shard, force, students, settings, scratch, quiet)
+
+
+def _grade(course, assignment, workers, shard, force, students, settings, scratch, quiet):
     settings = dict(default_settings(course), **(settings or {}))
     pairs = plan(course, assignment, students, force, shard)
     course.logs.mkdir(parents=True, exist_ok=True)
@@ -396,6 +427,11 @@ def merge(course, paths=None):
     """Merge shard results (default: every shard folder under ``grading/shards``). A result older
     than the submission's current grading record is skipped. Merged folders move to
     ``grading/shards/merged/``. Returns ``(records, skipped)``."""
+    with CourseLock(course):
+        return _merge(course, paths)
+
+
+def _merge(course, paths):
     folders = [Path(p) for p in paths] if paths else sorted(
         p for p in course.shards.glob("*-of-*") if p.is_dir())
     results, records, skipped = Results(course), [], []

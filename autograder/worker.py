@@ -123,11 +123,7 @@ class Worker:
             sandbox.reap_orphans()
         self._read_events(root, context)
         result = gradebook.submission_result(db_url, assignment, student, self.course_id)
-        files = {}
-        if notebook_dir.is_dir():
-            for path in sorted(notebook_dir.rglob("*")):
-                if path.is_file():
-                    files[str(path.relative_to(notebook_dir))] = base64.b64encode(path.read_bytes()).decode()
+        files = _autograded_files(notebook_dir, context) if notebook_dir.is_dir() else {}
         context.timings["job_s"] = time.monotonic() - begin
         return {"id": job["id"], "assignment": assignment, "student": student, "result": result, "files": files,
                 "notes": context.notes, "cells": context.cells, "verification": context.verification,
@@ -270,6 +266,33 @@ class _ErrorLog(logging.Handler):
 
     def emit(self, record):
         self.messages.append(record.getMessage()[-3000:])
+
+
+def _autograded_files(directory, context, budget=20_000_000):
+    """The files autograde left in the notebook's folder (what nbgrader keeps in ``autograded/``):
+    regular files only (a symbolic link could point at anything this unconfined process can
+    read), notebooks first, at most ``budget`` bytes in all."""
+    files, used, dropped = {}, 0, []
+    paths = sorted(directory.rglob("*"), key=lambda p: (p.suffix != ".ipynb", str(p)))
+    for path in paths:
+        rel = str(path.relative_to(directory))
+        if path.is_symlink() or any(parent.is_symlink() for parent in path.parents if directory in parent.parents):
+            dropped.append(rel)
+            continue
+        if not path.is_file():
+            continue
+        size = path.stat().st_size
+        if used + size > budget and path.suffix != ".ipynb":
+            dropped.append(rel)
+            continue
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            files[rel] = base64.b64encode(f.read()).decode()
+        used += size
+    if dropped:
+        context.note(f"left files in its folder that were not kept (links, or over {budget >> 20} MB in all): "
+                     + ", ".join(dropped[:5]))
+    return files
 
 
 def _files_outside(root):
