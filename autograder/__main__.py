@@ -86,8 +86,6 @@ def _shard(text):
 def main(argv=None):
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    from . import course as course_build
-    os.environ.update(course_build.nbgrader_env())  # nbgrader runs `alembic` from this environment's bin/
     from .config import Course
     course = Course(args.course, args.db)
     command = args.command

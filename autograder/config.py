@@ -17,6 +17,9 @@ class Course:
             raise SystemExit(f"{self.root} is not a course directory (no nbgrader_config.py)")
         self.db_url = db_url or f"sqlite:///{self.root / 'gradebook.db'}"
         self._config = None
+        # nbgrader runs `alembic` from this environment's bin/ when it creates a gradebook, and its
+        # kernels come from this environment's share/jupyter
+        os.environ.update(course_build.nbgrader_env())
 
     # nbgrader's folders
     source = property(lambda self: self.root / "source")

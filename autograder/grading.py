@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 
 from . import course as course_build
@@ -51,7 +52,8 @@ def digest(files):
 
 def plan(course, assignment=None, students=None, force=False, shard=None):
     """The submissions to grade, in a fixed order: ``[(assignment, student)]``. Pending means
-    never graded, or its files changed since (or ``force``). ``shard=(i, n)`` keeps every n-th."""
+    never graded, its last grading failed, or its files changed since (or ``force``).
+    ``shard=(i, n)`` keeps every n-th."""
     released = course.assignments()
     if assignment and assignment not in released:
         raise SystemExit(f"unknown assignment {assignment!r}; released: {', '.join(released) or 'none'}")
@@ -65,7 +67,7 @@ def plan(course, assignment=None, students=None, force=False, shard=None):
             if not force:
                 record = course.read_record(name, student_dir.name)
                 graded = (course.autograded / student_dir.name / name).is_dir()
-                if record and graded and record.get("submission_sha256") == digest(
+                if record and graded and record.get("status") != "error" and record.get("submission_sha256") == digest(
                         submission_files(student_dir / name)):
                     continue
             pairs.append((name, student_dir.name))
@@ -212,16 +214,19 @@ class FileGuard:
         self.data = self.path.read_bytes() if self.stat else None
 
     def check(self):
+        """Restore the file if someone else changed it; True if it did (reopen connections)."""
         if self._stat() == self.stat:
-            return
+            return False
         current = self.path.read_bytes() if self.path.exists() else None
-        if current != self.data:
+        restored = current != self.data
+        if restored:
             self.events.append(f"{self.path.name} was changed by another program while grading ran; restored "
                                "the autograder's last version")
             tmp = self.path.with_suffix(".restore")
             tmp.write_bytes(self.data)
             os.replace(tmp, self.path)
         self.remember()
+        return restored
 
 
 class Results:
@@ -249,10 +254,12 @@ class Results:
         """Write one reply into the course; returns its grading record."""
         course, record = self.course, record_of(reply)
         if reply["result"] is not None:
-            if self.guard:
-                self.guard.check()
+            if self.guard and self.guard.check():
+                self.close()  # its connection may point at the file that was replaced
             gb = self._gradebook()
-            gradebook.merge_result(gb, reply["assignment"], reply["student"], reply["result"])
+            with warnings.catch_warnings():  # nbgrader's add_submission trips SQLAlchemy 2's autoflush warnings
+                warnings.simplefilter("ignore")
+                gradebook.merge_result(gb, reply["assignment"], reply["student"], reply["result"])
             if self.guard:
                 self.guard.remember()
             _replace_dir(course.autograded / reply["student"] / reply["assignment"], reply["files"])
@@ -399,6 +406,8 @@ def _grade(course, assignment, workers, shard, force, students, settings, scratc
         results.close()
         shutil.rmtree(scratch_root, ignore_errors=True)
     summary["wall_s"] = time.monotonic() - start
+    if results.guard:
+        results.guard.check()
     summary["guard"] = (results.guard.events if results.guard else []) + _check_inputs(course, originals)
     if shard_dir is not None:
         (shard_dir / "COMPLETE").write_text(json.dumps({"submissions": len(pairs), "summary": summary}) + "\n")

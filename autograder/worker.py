@@ -13,6 +13,7 @@ import base64
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import time
@@ -78,7 +79,12 @@ class Worker:
             ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
         cfg.Execute.kernel_name = KERNEL_NAME
         if self.settings.get("cell_timeout"):
-            cfg.Execute.timeout = int(self.settings["cell_timeout"])
+            seconds = int(self.settings["cell_timeout"])
+            cfg.Execute.timeout = seconds
+            message = cfg.Execute.get("error_on_timeout")
+            if message:  # the course's message names its own timeout
+                cfg.Execute.error_on_timeout = dict(message, traceback=[
+                    re.sub(r"\b\d+ seconds\b", f"{seconds} seconds", line) for line in message["traceback"]])
         cfg.VerifyTests.enabled = bool(self.settings.get("verify", True))
         return cfg
 

@@ -75,6 +75,15 @@ def measure(course_dir, workers, verify):
     test = [sum(c["seconds"] for c in r["cells"].values()) for r in records]
     parts = {key: statistics.mean(r["timings"].get(key, 0.0) for r in records)
              for key in ("kernel_start_s", "execute_s", "verify_s", "job_s")}
+    solved = [r for r in records if int(r["student"][1:]) % 10 < 6]
+    untouched = [r for r in records if int(r["student"][1:]) % 10 == 6]
+    wrong = {r["assignment"]: r for r in records if int(r["student"][1:]) % 10 > 6 and r["auto_score"] < r["max_score"]}
+    print(f"  solutions at full marks: {sum(r['auto_score'] == r['max_score'] for r in solved)}/{len(solved)}; "
+          f"untouched at 0: {sum(r['auto_score'] == 0 for r in untouched)}/{len(untouched)}; "
+          f"assignments where the wrong answers lose points: {len(wrong)}")
+    for r in solved:
+        if r["auto_score"] != r["max_score"]:
+            print(f"  {r['student']}/{r['assignment']}: {r['auto_score']}/{r['max_score']} {r['notes']} {r['error']}")
     return {"workers": workers, "verify": verify, "notebooks": len(records), "wall_s": round(wall, 1),
             "wall_per_notebook_s": round(wall / len(records), 2), "test_s_mean": round(statistics.mean(test), 2),
             "mean_parts_s": {k: round(v, 2) for k, v in parts.items()}, "errors": len(errors),

@@ -462,3 +462,37 @@ def test_integrity_flags_what_was_tampered_with(term):
     assert "not a valid notebook" in by_student["bad-json"]
     for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "renamed", "mueller"):
         assert honest not in by_student, (honest, [f for f in findings if f["student"] == honest])
+
+
+@pytest.mark.slow
+def test_without_landlock_what_a_submission_breaks_is_put_back(tmp_path):
+    """Where the OS offers no Landlock the attacks reach the real course; the grader notices and
+    restores the gradebook and the submissions, and the grades are still exact."""
+    course_dir = _course_copy(tmp_path)
+    shutil.rmtree(course_dir / "source" / "02_backward")
+    shutil.rmtree(course_dir / "source_text" / "02_backward")
+    autograder(course_dir, "release", "--no-zip", "--dest", tmp_path / "student")
+    other = course_dir / "submitted" / "a01-solutions" / "01_graphs" / "01_graphs.ipynb"
+    targets = {"gradebook": course_dir / "gradebook.db", "other": other}
+    students = [st for st in synthetic.normal_students(course_dir, "01_graphs") if st.id == "a01-solutions"] + [
+        st for st in synthetic.hostile_students(course_dir, targets=targets) if st.id in ("deletes-files",
+                                                                                           "writes-gradebook")]
+    for st in students:
+        folder = course_dir / "submitted" / st.id / "01_graphs"
+        folder.mkdir(parents=True)
+        (folder / "01_graphs.ipynb").write_bytes(st.data())
+    before = _sha(other)
+    result = autograder(course_dir, "grade", "--workers", 2, "--no-landlock", "--cell-timeout", CELL_TIMEOUT)
+    assert "not blocked" in result.stdout
+    assert "WARNING: gradebook.db was changed by another program while grading ran; restored" in result.stdout
+    assert "WARNING: submitted/a01-solutions/01_graphs changed while grading ran; restored" in result.stdout
+    assert _sha(other) == before
+    db = sqlite3.connect(course_dir / "gradebook.db")
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL").fetchone()[0] == 0
+    from nbgrader.api import Gradebook
+    with Gradebook(Course(course_dir).db_url, "chibigrad") as gb:
+        for st in students:
+            got = {g.name[:-len("-tests")]: g.score for g in gb.find_submission_notebook("01_graphs", "01_graphs",
+                                                                                          st.id).grades}
+            assert got == {k: float(v) for k, v in st.expected.items()}, (st.id, got)
