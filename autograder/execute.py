@@ -39,6 +39,11 @@ from traitlets import Bool, Float, Integer
 from . import sandbox
 
 GRADER = "the grader"
+# errors worth a line in the report, and what they usually mean
+NOTABLE = {
+    "MemoryError": lambda job: f"the kernel's memory is capped at {job.policy['memory_bytes'] >> 20} MB",
+    "SystemExit": lambda job: "sys.exit() in the notebook's code",
+}
 
 
 class JobContext:
@@ -134,9 +139,8 @@ class SandboxedExecute(Execute):
         job.before_student_code()
         try:
             return super().preprocess(nb, resources, km)
-        except DeadKernelError:
-            # the kernel died before the first cell ran (or while nbclient was between cells)
-            self._stop_all(nb.cells, 0, self._death_reason())
+        except DeadKernelError:  # the kernel died outside a cell (before the first one ran)
+            self._stop_all(nb.cells, self._death_reason())
             return nb, self.resources
         finally:
             if self._watchdog is not None:
@@ -190,14 +194,17 @@ class SandboxedExecute(Execute):
                 self._job.note(why)
                 self._stopped = why
         elif cell.cell_type == "code":
-            self._record(cell, "error" if any(o.output_type == "error" for o in cell.outputs) else "ok", begin)
+            errors = [o.get("ename") for o in cell.outputs if o.output_type == "error"]
+            self._record(cell, "error" if errors else "ok", begin)
+            for ename in set(errors) & set(NOTABLE):
+                self._job.note(f"cell {self._name(cell)}: {ename} ({NOTABLE[ename](self._job)})")
         return cell, resources
 
-    def _stop_all(self, cells, start, reason):
+    def _stop_all(self, cells, reason):
         self._job.note(reason)
         self._stopped = reason
-        for cell in cells[start:]:
-            if cell.cell_type == "code":
+        for cell in cells:
+            if cell.cell_type == "code" and self._name(cell) not in self._job.cells:
                 cell.outputs = [error_output("NotRun", f"this cell was not run: {reason}")]
                 self._record(cell, "not run")
 

@@ -56,7 +56,7 @@ def figures(stats):
         ax.set_title(name, fontsize=9)
         ax.set_xlabel(f"score (of {s['max']:g})", fontsize=8)
         ax.set_ylabel("students", fontsize=8)
-    fig.suptitle("Score distribution per assignment", fontsize=10)
+    fig.suptitle("Score distribution per assignment", fontsize=10, y=1.04)
     out.append(_figure_html(fig, "Score distribution per assignment"))
 
     labels, rates = [], []

@@ -138,7 +138,7 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
         "stubborn"), zero=[e for e in points if e != "walk"], notes=["ignored the interrupt"])
     add("memory-hog", replace_cell(solved, "depth", (
         "import numpy as np\n\ndef depth(t):\n    hog = []\n    while True:\n        hog.append(np.ones(10**7))")),
-        zero=["depth"])
+        zero=["depth"], notes=["MemoryError"])
     add("many-processes", insert_cell(solved, "setup", (
         "import os, subprocess, time\n"
         f"procs = [subprocess.Popen(['sleep', '{MARKER}']) for _ in range(80)]\n"
@@ -153,7 +153,7 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
         c.source for c in solved.cells if c.id == "find_leaves") + "\n\nimport os\nos._exit(3)"),
         zero=["find_leaves", "depth", "trace_backward"], notes=["kernel died"])
     add("sys-exit", replace_cell(solved, "summarize", (
-        "import sys\n\ndef summarize(t):\n    sys.exit(1)")), zero=["summarize"])
+        "import sys\n\ndef summarize(t):\n    sys.exit(1)")), zero=["summarize"], notes=["SystemExit"])
     add("prints-megabytes", insert_cell(solved, "setup", "for _ in range(40):\n    print('x' * 1_000_000)",
                                         "chatty"), notes=["truncated"])
     attack = ["import os, shutil"]

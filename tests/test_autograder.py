@@ -170,6 +170,36 @@ def test_traceback_redaction():
     assert source == f"x = 1\n{feedback.HIDDEN_NOTE}\ny = 2" and "secret()" in lines
 
 
+def test_collect_from_a_plain_folder_without_a_roster(tmp_path):
+    from nbgrader.api import Gradebook
+    from autograder.collect import collect
+    course_dir = tmp_path / "course"
+    course_dir.mkdir()
+    shutil.copy(course_build.NOTEBOOKS / "nbgrader_config.py", course_dir)
+    course = Course(course_dir)  # also puts this environment's bin/ (alembic) on PATH
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", "chibigrad") as gb:
+        gb.add_assignment("01_graphs")
+        gb.add_notebook("01_graphs", "01_graphs")
+    nb = nbformat.writes(nbformat.v4.new_notebook()).encode()
+    source = tmp_path / "export"
+    for rel in ("alice/01_graphs/01_graphs.ipynb", "Bob Smith/01_graphs.ipynb", "carol/notes.txt", "dave/mystery.ipynb"):
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_bytes(nb)
+    latin1 = os.path.join(os.fsencode(source), b"J\xf6rg")
+    os.mkdir(latin1)
+    with open(os.path.join(latin1, b"01_graphs (1).ipynb"), "wb") as f:
+        f.write(nb)
+    rows = collect(course, source)
+    placed = {(r["student"], r["assignment"]) for r in rows if r["status"] == "placed"}
+    assert placed == {("alice", "01_graphs"), ("bob-smith", "01_graphs"), ("jorg", "01_graphs")}
+    notes = {r["file"]: r for r in rows}
+    assert notes["carol/notes.txt"]["status"] == "not placed" and "not a notebook" in notes["carol/notes.txt"]["notes"]
+    assert "which assignment" in notes["dave/mystery.ipynb"]["notes"]
+    assert "not valid UTF-8" in next(r["notes"] for r in rows if r["student"] == "jorg")
+    assert (course_dir / "submitted" / "jorg" / "01_graphs" / "01_graphs.ipynb").is_file()
+    assert (course_dir / "submitted" / "alice" / "01_graphs" / "timestamp.txt").read_text().endswith(" UTC")
+
+
 # ---- the term, end to end -------------------------------------------------------------------------------------------
 
 def _course_copy(base):
