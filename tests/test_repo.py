@@ -177,17 +177,15 @@ def test_pyproject_packages_and_console_script():
     assert any(marker.startswith("slow:") for marker in pytest_config["markers"])
 
 
-def test_autograder_placeholder_says_not_implemented_and_exits_2():
-    result = subprocess.run(
-        [sys.executable, "-m", "autograder"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def test_autograder_without_a_command_prints_usage_and_exits_2():
+    result = subprocess.run([sys.executable, "-m", "autograder"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
     assert result.returncode == 2
     assert "usage: autograder" in result.stderr
-    assert "not implemented yet" in result.stderr
+    help_text = subprocess.run([sys.executable, "-m", "autograder", "--help"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=60).stdout
+    for command in ("release", "collect", "grade", "merge", "feedback", "export", "report", "integrity"):
+        assert command in help_text
 
 
 def test_autograder_console_script_is_registered():
