@@ -434,12 +434,9 @@ class Tensor:
         if not (grad_mode.is_grad_enabled() and (self.requires_grad or any(
                 isinstance(a, Tensor) and a.requires_grad for a in args))):
             return self._inplace(op(self, *args, **kwargs))
-        self._check_inplace()
+        self._check_inplace()  # a leaf that requires grad stops here, so self is a non-leaf or needs no grad
         snapshot = wrap(self._array.copy())
         snapshot.grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
-        snapshot._requires_grad = self._requires_grad
-        if self.grad_fn is None and self._requires_grad:
-            snapshot._grad_accumulator = weakref.ref(self._accumulator())
         return self._inplace(op(snapshot, *args, **kwargs))
 
     def add_(self, other, alpha=1):
