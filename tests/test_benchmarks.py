@@ -17,6 +17,7 @@ SCRIPTS = {
     "bench_deep_chain.py": "backward per node, 10,000 / 100 nodes:",
     "bench_saved_release.py": "saved tensors released: 9 of 9",
     "bench_checkpoint.py": "time, checkpointed / plain:",
+    "bench_gpu.py": "same first loss on every device: yes",
 }
 
 
