@@ -27,8 +27,11 @@ def _execute(chapter, student, workdir):
     import nbformat
 
     nb = jupytext.read(chapter)
+    # Finds chibigrad without importing it: a chapter may set environment variables that chibigrad
+    # reads when imported (chapter 9: CHIBIGRAD_SIMULATE_CUDA) in its first cell.
     nb.cells.insert(0, nbformat.v4.new_code_cell(
-        f"import chibigrad\nassert chibigrad.__file__.startswith({str(student) + os.sep!r}), chibigrad.__file__"))
+        f"import importlib.util\norigin = importlib.util.find_spec('chibigrad').origin\n"
+        f"assert origin.startswith({str(student) + os.sep!r}), origin\ndel origin"))
     env = dict(course.nbgrader_env(), PYTHONPATH=str(student), MPLBACKEND="Agg")
     workdir.mkdir()
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
