@@ -1,4 +1,23 @@
-"""torch.device: where a tensor's data lives. chibigrad's core runs on the CPU."""
+"""torch.device, and the array libraries behind the devices.
+
+A tensor's device is the type of its array: a numpy ``ndarray`` lives on the
+CPU, a CuPy ``ndarray`` on the GPU. Ops need no device code for most of their
+work: numpy's functions (``np.exp``, ``np.where``, ``np.zeros_like``, ``@``)
+hand a CuPy array to CuPy, which runs them on the GPU. Only arrays made from
+nothing (``np.zeros(shape)``) must be made on the right device:
+``array_module(x)`` gives the library that owns ``x``, as CuPy's
+``get_array_module`` does.
+
+Without a GPU, the environment variable ``CHIBIGRAD_SIMULATE_CUDA`` (read at
+import) stands in a *simulated* CUDA device, so the device logic can be tested
+on any machine: ``1`` always simulates, ``auto`` simulates only when CuPy sees
+no GPU. Simulated "cuda" tensors hold ``SimulatedCudaArray``\\ s, numpy arrays
+that refuse to meet plain numpy arrays, as CuPy's arrays do; a host array
+slipping into a CUDA computation then fails on every machine, not only on a GPU.
+"""
+import os
+
+import numpy as np
 
 
 class device:
@@ -31,3 +50,176 @@ class device:
 
 
 cpu = device("cpu")
+cuda0 = device("cuda", 0)  # chibigrad drives one GPU: a CUDA tensor's device is always cuda:0
+
+
+# ---- the simulated CUDA device ----------------------------------------------------------
+class SimulatedCudaArray(np.ndarray):
+    """Data on the simulated GPU: a numpy array that, like a CuPy array, raises
+    TypeError when an operation mixes it with a plain numpy (host) array."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _on_device(getattr(ufunc, method)(*_host_views(inputs), **_host_views(kwargs)))
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _on_device(func(*_host_views(args), **_host_views(kwargs)))
+
+    def __getitem__(self, key):
+        return _on_device(super().__getitem__(key))  # x[0] of a vector: a 0-d array, not a scalar
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, _host_view(value))
+
+    @property
+    def base(self):
+        """None for an array that owns its data, as for a fresh numpy array. (A simulated
+        array is a view of a plain ndarray; one that nothing else sees is the owner.)"""
+        base = np.ndarray.base.__get__(self)
+        return None if type(base) is np.ndarray and base.base is None else base
+
+
+def _host_view(x):
+    """The plain ndarray under a simulated-device array; a host array is refused."""
+    if type(x) is SimulatedCudaArray:
+        return x.view(np.ndarray)
+    if isinstance(x, np.ndarray):
+        raise TypeError(f"Unsupported type {type(x)}: a host (CPU) array met an array on the simulated CUDA "
+                        "device. Create arrays with np.zeros_like(x)/array_module(x) or move them first.")
+    return x
+
+
+def _host_views(obj):
+    """_host_view through the lists, tuples and dicts numpy functions take."""
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_host_views(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _host_views(v) for k, v in obj.items()}
+    return _host_view(obj)
+
+
+def _on_device(result):
+    """Results of a simulated op back on the device; 0-d results stay arrays, as in CuPy."""
+    if isinstance(result, (np.ndarray, np.generic)):
+        return np.asarray(result).view(SimulatedCudaArray)
+    if isinstance(result, (list, tuple)):
+        return type(result)(_on_device(r) for r in result)
+    return result
+
+
+class _SimulatedModule:
+    """numpy, with the arrays it creates on the simulated device (``xp.zeros``, ``xp.arange``)."""
+
+    def __getattr__(self, name):
+        fn = getattr(np, name)
+        if isinstance(fn, np.ufunc) or not callable(fn):
+            return fn  # ufuncs dispatch on their (device) inputs already
+        return lambda *args, **kwargs: _on_device(fn(*_host_views(args), **_host_views(kwargs)))
+
+
+class _Simulated:
+    """The simulated CUDA backend."""
+    array_type = SimulatedCudaArray
+    xp = _SimulatedModule()
+    name = "chibigrad simulated CUDA device"
+    simulated = True
+    device_count = 1
+
+    @staticmethod
+    def to_device(host):
+        return np.array(host, copy=True).view(SimulatedCudaArray)
+
+    @staticmethod
+    def to_host(array):
+        return np.array(array.view(np.ndarray), copy=True)
+
+    @staticmethod
+    def synchronize():
+        pass
+
+
+class _CuPy:
+    """CUDA through CuPy."""
+    simulated = False
+
+    def __init__(self, cupy):
+        self.xp, self.array_type = cupy, cupy.ndarray
+        self.name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+        self.to_device, self.to_host = cupy.asarray, cupy.asnumpy
+        self.synchronize = cupy.cuda.runtime.deviceSynchronize
+        self.device_count = cupy.cuda.runtime.getDeviceCount()
+
+
+def _find_cupy():
+    """CuPy's backend if CuPy is installed and sees a GPU, else None."""
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            return _CuPy(cupy)
+    except Exception:  # not installed, no driver, no device: all mean "no CUDA"
+        pass
+    return None
+
+
+SIMULATE = os.environ.get("CHIBIGRAD_SIMULATE_CUDA", "")
+_cuda = []  # [backend or None], found on first use: importing CuPy takes a while
+
+
+def cuda_backend():
+    """The CUDA backend in use (CuPy or simulated), or None when there is no CUDA."""
+    if not _cuda:
+        backend = None if SIMULATE == "1" else _find_cupy()
+        if backend is None and SIMULATE in ("1", "auto"):
+            backend = _Simulated()
+        _cuda.append(backend)
+        if backend is not None:
+            _DEVICES[backend.array_type], _MODULES[backend.array_type] = cuda0, backend.xp
+    return _cuda[0]
+
+
+_DEVICES = {np.ndarray: cpu}
+_MODULES = {np.ndarray: np}
+
+
+def device_of(array):
+    """The device an array lives on."""
+    return _DEVICES[type(array)]
+
+
+def device_of_type(array_type):
+    return _DEVICES[array_type]
+
+
+def zeros(shape, dtype, array_type):
+    """Zeros in an array of ``array_type`` (on its device)."""
+    return _MODULES[array_type].zeros(shape, dtype)
+
+
+def array_module(array):
+    """numpy for a host array, the CUDA backend's module (CuPy) for a device array."""
+    return _MODULES[type(array)]
+
+
+def as_device(value):
+    """A ``device`` from a string, a device or an index (``.cuda(0)``), checked to exist."""
+    d = device(value) if not isinstance(value, int) else device("cuda", value)
+    if d.type == "cpu":
+        return cpu
+    if cuda_backend() is None:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.index not in (None, 0):
+        raise RuntimeError("CUDA error: invalid device ordinal")
+    return cuda0
+
+
+def to_device(array, dev):
+    """``array`` on device ``dev`` (a ``device``): itself if already there, else a copy."""
+    here = device_of(array)
+    if here == dev:
+        return array
+    backend = cuda_backend()
+    return backend.to_host(array) if dev.type == "cpu" else backend.to_device(array)
+
+
+def as_array(value):
+    """``value`` as an array: CUDA arrays as they are, numpy scalars as 0-d host arrays."""
+    return value if type(value) in _DEVICES else np.asarray(value)

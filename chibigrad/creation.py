@@ -9,14 +9,20 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from ._dtype import from_numpy_dtype, get_default_dtype
 from .tensor import Tensor, wrap
 
 
-def _finish(array, dtype, requires_grad):
+def _finish(array, dtype, requires_grad, device=None):
+    """The tensor for ``array``, made on the host: moved to ``device``, cast to ``dtype``.
+
+    Creating on the host and copying keeps one random generator for every device,
+    so a seed gives the same numbers on the CPU and on CUDA."""
     if dtype is not None:
         array = array.astype(dtype.np_type, copy=False)
+    if device is not None:
+        array = _device.to_device(array, _device.as_device(device))
     t = wrap(array)
     if requires_grad:
         if not t.dtype.is_floating_point:
@@ -44,30 +50,31 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
         array = data._array.copy()
+        device = device or data.device
     elif isinstance(data, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
         array = np.array(data)
         from_numpy_dtype(array.dtype)
     else:
         array = np.array(_unwrap(data))
         dtype = dtype or _infer_dtype(array)
-    return _finish(array, dtype, requires_grad)
+    return _finish(array, dtype, requires_grad, device)
 
 
 def _unwrap(data):
     """Nested lists may contain 0-d tensors (``torch.tensor([a, b])``)."""
     if isinstance(data, Tensor):
-        return data._array
+        return data.cpu()._array
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
 
 
 def as_tensor(data, dtype=None, device=None):
-    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
-        return data
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype)
     if isinstance(data, np.ndarray):
-        return _finish(data, dtype, False)
-    return tensor(data, dtype=dtype)
+        return _finish(data, dtype, False, device)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array):
@@ -82,31 +89,31 @@ def _size(size):
     return tuple(size)
 
 
-def _filled(fill, size, dtype, requires_grad):
+def _filled(fill, size, dtype, requires_grad, device):
     dtype = dtype or get_default_dtype()
-    return _finish(np.full(_size(size), fill, dtype=dtype.np_type), None, requires_grad)
+    return _finish(np.full(_size(size), fill, dtype=dtype.np_type), None, requires_grad, device)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, requires_grad)
+    return _filled(0, size, dtype, requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(1, size, dtype, requires_grad)
+    return _filled(1, size, dtype, requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, requires_grad)
+    return _filled(0, size, dtype, requires_grad, device)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _infer_dtype(fill_value)
-    return _filled(fill_value, (size,), dtype, requires_grad)
+    return _filled(fill_value, (size,), dtype, requires_grad, device)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
-    return _finish(np.eye(n, m, dtype=(dtype or get_default_dtype()).np_type), None, requires_grad)
+    return _finish(np.eye(n, m, dtype=(dtype or get_default_dtype()).np_type), None, requires_grad, device)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
@@ -114,33 +121,35 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     if dtype is None:
         dtype = _infer_dtype([start, end, step])
-    return _finish(np.arange(start, end, step).astype(dtype.np_type), None, requires_grad)
+    return _finish(np.arange(start, end, step).astype(dtype.np_type), None, requires_grad, device)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dtype = dtype or get_default_dtype()
-    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(dtype.np_type), None, requires_grad)
+    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(dtype.np_type), None, requires_grad,
+                   device)
 
 
-def _like(fn, t, dtype, requires_grad, *args):
-    return fn(*args, *t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad) if args == () else \
-        fn(t.shape, *args, dtype=dtype or t.dtype, requires_grad=requires_grad)
+def _like(fn, t, dtype, device, requires_grad, *args):
+    """``fn`` with ``t``'s shape, and its dtype and device unless given."""
+    kwargs = dict(dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    return fn(*args, *t.shape, **kwargs) if args == () else fn(t.shape, *args, **kwargs)
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
-    return _like(zeros, t, dtype, requires_grad)
+    return _like(zeros, t, dtype, device, requires_grad)
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
-    return _like(ones, t, dtype, requires_grad)
+    return _like(ones, t, dtype, device, requires_grad)
 
 
 def empty_like(t, dtype=None, device=None, requires_grad=False):
-    return _like(empty, t, dtype, requires_grad)
+    return _like(empty, t, dtype, device, requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    return _like(full, t, dtype, requires_grad, fill_value)
+    return _like(full, t, dtype, device, requires_grad, fill_value)
 
 
 # ---- random numbers ------------------------------------------------------
@@ -168,27 +177,27 @@ def default_generator():
 def randn(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or get_default_dtype()
     return _finish(_generator[0].standard_normal(_size(size), dtype=np.float64).astype(dtype.np_type), None,
-                   requires_grad)
+                   requires_grad, device)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or get_default_dtype()
-    return _finish(_generator[0].random(_size(size)).astype(dtype.np_type), None, requires_grad)
+    return _finish(_generator[0].random(_size(size)).astype(dtype.np_type), None, requires_grad, device)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    return _finish(_generator[0].integers(low, high, size=tuple(size)), dtype or _dtype.int64, requires_grad)
+    return _finish(_generator[0].integers(low, high, size=tuple(size)), dtype or _dtype.int64, requires_grad, device)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
-    return randn(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    return _like(randn, t, dtype, device, requires_grad)
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False):
-    return rand(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    return _like(rand, t, dtype, device, requires_grad)
 
 
 def randperm(n, dtype=None, device=None):
-    return wrap(_generator[0].permutation(n).astype((dtype or _dtype.int64).np_type))
+    return _finish(_generator[0].permutation(n), dtype or _dtype.int64, False, device)

@@ -5,6 +5,9 @@ Every array a Tensor wraps is counted once per underlying buffer (views and
 until numpy frees it. Saved tensors are counted separately: the bytes a graph
 keeps alive for backward, until backward frees them. Both counters keep a
 peak, so a chapter can plot what ``retain_graph`` or checkpointing does.
+
+These counters cover tensors on every device; ``chibigrad.cuda.memory_allocated()``
+and friends report the CUDA share alone (from the same bookkeeping).
 """
 import weakref
 
@@ -18,7 +21,11 @@ _stats = {"allocated": 0, "peak_allocated": 0, "saved": 0, "peak_saved": 0}
 def _buffer(array):
     """The array that owns the memory ``array`` looks at."""
     base = array.base
-    return base if type(base) is np.ndarray else array
+    if type(array) is np.ndarray:
+        return base if type(base) is np.ndarray else array
+    while base is not None:  # a CUDA array: follow views (of views) down to the owner
+        array, base = base, base.base
+    return array
 
 
 def _forget(ref):
@@ -32,6 +39,8 @@ _keys = {}  # id(weakref) -> id(buffer), so the callback knows which entry died
 
 def track(array):
     """Count ``array``'s buffer as live until numpy frees it."""
+    if type(array) is not np.ndarray:
+        return _track_cuda(_buffer(array))
     base = array.base
     buf = base if type(base) is np.ndarray else array
     key = id(buf)
@@ -44,6 +53,29 @@ def track(array):
     stats["allocated"] += buf.nbytes
     if stats["allocated"] > stats["peak_allocated"]:
         stats["peak_allocated"] = stats["allocated"]
+
+
+_cuda_stats = {"allocated": 0, "peak_allocated": 0}
+
+
+def _track_cuda(buf):
+    """``track`` for a CUDA buffer: counted by the CUDA counters as well."""
+    key = id(buf)
+    if key in _live:
+        return
+    ref = weakref.ref(buf, _forget_cuda)
+    _keys[id(ref)] = key
+    _live[key] = (ref, buf.nbytes)
+    for stats in (_stats, _cuda_stats):
+        stats["allocated"] += buf.nbytes
+        if stats["allocated"] > stats["peak_allocated"]:
+            stats["peak_allocated"] = stats["allocated"]
+
+
+def _forget_cuda(ref):
+    nbytes = _live[_keys[id(ref)]][1]
+    _forget(ref)
+    _cuda_stats["allocated"] -= nbytes
 
 
 def track_saved(array):

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import memory
 from ._dtype import Size, dtype as _dtype_cls, from_numpy_dtype
-from ._device import cpu as _cpu
+from . import _device
 from .autograd import grad_mode
 from .autograd.grad_mode import _state as _grad_state
 
@@ -30,7 +30,7 @@ NON_LEAF_GRAD_WARNING = (
 def wrap(array, requires_grad=False):
     """A new Tensor around ``array`` (no copy): the constructor ops use."""
     if type(array) is not np.ndarray:
-        array = np.asarray(array)  # numpy turns 0-d results into scalars
+        array = _device.as_array(array)  # numpy turns 0-d results into scalars; CUDA arrays stay
     t = object.__new__(Tensor)
     t._array = array
     if requires_grad:
@@ -81,11 +81,11 @@ class Tensor:
 
     @property
     def device(self):
-        return _cpu
+        return _device.device_of(self._array)
 
     @property
     def is_cuda(self):
-        return False
+        return type(self._array) is not np.ndarray
 
     @property
     def ndim(self):
@@ -269,6 +269,9 @@ class Tensor:
         return self._array.tolist()
 
     def numpy(self, force=False):
+        if type(self._array) is not np.ndarray:
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                            "tensor to host memory first.")
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
@@ -304,7 +307,10 @@ class Tensor:
     def __repr__(self):
         from ._tensor_str import tensor_repr
         grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
-        return tensor_repr(self._array, grad_fn=grad_fn,
+        array, device = self._array, None
+        if type(array) is not np.ndarray:  # the values are printed from a host copy
+            array, device = _device.to_device(array, _device.cpu), str(self.device)
+        return tensor_repr(array, device=device, grad_fn=grad_fn,
                            requires_grad=self._requires_grad and self.grad_fn is None)
 
     __str__ = __repr__
@@ -344,25 +350,31 @@ class Tensor:
         return self._array.flags.c_contiguous
 
     def to(self, *args, **kwargs):
-        """Change dtype (differentiable); the device is always the CPU here."""
+        """Change device and/or dtype (differentiable); returns self when nothing changes, as PyTorch."""
         from .ops.pointwise import ToCopy
-        dt = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, _dtype_cls):
-                dt = a
-            elif isinstance(a, Tensor):
-                dt = a.dtype
-        if dt is None or dt is self.dtype:
+        dev, dt = _parse_to(args, kwargs)
+        if dev is not None:
+            dev = _device.as_device(dev)
+            if dev == self.device:
+                dev = None
+        if dt is self.dtype:
+            dt = None
+        if dt is None and dev is None:
             return self
-        return ToCopy.apply(self, dt)
+        return ToCopy.apply(self, dt, dev)
+
+    def cuda(self, device=None):
+        """A copy on the GPU (``self`` if already there)."""
+        return self.to("cuda" if device is None else device)
 
     def cpu(self):
-        return self
+        """A copy in host memory (``self`` if already there)."""
+        return self.to(_device.cpu)
 
     def type(self, dtype=None):
         if dtype is None:
             from .autograd.node import _TYPE_NAMES
-            return "torch." + _TYPE_NAMES[self.dtype.name]
+            return ("torch.cuda." if self.is_cuda else "torch.") + _TYPE_NAMES[self.dtype.name]
         return self.to(dtype)
 
     def float(self):
@@ -383,17 +395,17 @@ class Tensor:
     def bool(self):
         return self.to(_dtypes.bool)
 
-    def new_zeros(self, *size, dtype=None, requires_grad=False):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         from .creation import zeros
-        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, requires_grad=False):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
         from .creation import ones
-        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-    def new_tensor(self, data, dtype=None, requires_grad=False):
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from .creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     # ---- in-place ---------------------------------------------------------
     def _check_inplace(self):
@@ -426,7 +438,7 @@ class Tensor:
         self._bump_version()
         if result.grad_fn is not None:
             self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
-            result.grad_fn._output_meta[result._output_nr] = (self._array.shape, self._array.dtype)
+            result.grad_fn._output_meta[result._output_nr] = (self._array.shape, self._array.dtype, type(self._array))
         return self
 
     def _recorded_inplace(self, op, *args, **kwargs):
@@ -490,7 +502,7 @@ class Tensor:
 
     def __setitem__(self, index, value):
         from .ops.shape import IndexPut, SetItem, is_basic
-        key = _index_key(index)
+        key = _index_key(index, self._array)
         basic = is_basic(key)  # x[0], x[1:]: PyTorch writes through a view; x[mask], x[[0, 2]]: index_put_
         if self.grad_fn is None and self._requires_grad and grad_mode.is_grad_enabled():
             raise RuntimeError(("a view of a leaf Variable" if basic else "a leaf Variable") +
@@ -546,12 +558,14 @@ class Tensor:
         return _ops.abs(self)
 
     def __getitem__(self, key):
-        return _ops.sh.index(self, _index_key(key))
+        return _ops.sh.index(self, _index_key(key, self._array))
 
     # comparisons and logic: results are bool tensors, never differentiable
     def _compare(self, other, fn):
-        other = other._array if isinstance(other, Tensor) else other
-        return wrap(np.asarray(fn(self._array, other)))
+        x, y = self._array, other._array if isinstance(other, Tensor) else other
+        if isinstance(other, Tensor) and type(x) is not type(y):
+            x, y = _ops._util.cpu_scalars(x, y)
+        return wrap(fn(x, y))
 
     def __eq__(self, other):
         return self._compare(other, np.equal)
@@ -586,10 +600,10 @@ class Tensor:
         return wrap(np.logical_not(self._array))
 
     def all(self, dim=None):
-        return wrap(np.asarray(self._array.all(axis=dim)))
+        return wrap(self._array.all(axis=dim))
 
     def any(self, dim=None):
-        return wrap(np.asarray(self._array.any(axis=dim)))
+        return wrap(self._array.any(axis=dim))
 
     def isnan(self):
         return wrap(np.isnan(self._array))
@@ -785,11 +799,35 @@ class Tensor:
         dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
         return self.sum(dims, keepdim=True).view(shape) if dims else self.view(shape)
 
-def _index_key(index):
-    """Tensors inside an index become numpy arrays."""
+def _parse_to(args, kwargs):
+    """``(device, dtype)`` from the arguments of ``.to()``; None where not given."""
+    dev, dt = kwargs.get("device"), kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, _dtype_cls):
+            dt = a
+        elif isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, (str, int, _device.device)):
+            dev = a
+    return dev, dt
+
+
+def _index_key(index, array):
+    """Tensors inside an index become arrays (on ``array``'s device)."""
     if isinstance(index, tuple):
-        return tuple(i._array if isinstance(i, Tensor) else i for i in index)
-    return index._array if isinstance(index, Tensor) else index
+        return tuple(_index_array(i, array) if isinstance(i, Tensor) else i for i in index)
+    return _index_array(index, array) if isinstance(index, Tensor) else index
+
+
+def _index_array(index, array):
+    """An index tensor's array; PyTorch moves indices from the CPU to the indexed tensor's device."""
+    idx = index._array
+    if type(idx) is not type(array):
+        if type(idx) is not np.ndarray:
+            raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                               f"({_device.device_of(array)})")
+        idx = _device.to_device(idx, _device.device_of(array))
+    return idx
 
 
 def _default_float():

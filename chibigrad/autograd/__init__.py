@@ -31,6 +31,8 @@ def _make_grads(outputs, grad_outputs):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                                f"has a shape of {out.shape}.")
         else:
+            if type(g._array) is not type(out._array):
+                g = engine.check_grad_device(g, out.device, i)
             if not g.requires_grad:  # one that requires grad keeps its graph: create_graph differentiates it
                 g = g.detach()
             g._shared_grad = True  # the caller still holds it

@@ -19,10 +19,11 @@ import heapq
 
 import numpy as np
 
+from .. import _device
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode
-from .node import AccumulateGrad
+from .node import AccumulateGrad, check_hook_result
 
 
 def topological_order(roots):
@@ -146,7 +147,7 @@ def _tensor_pre_hooks(node, grads):
                 if grads[nr] is not None:
                     new = hook(grads[nr])
                     if new is not None:
-                        grads[nr] = new
+                        grads[nr] = check_hook_result(hook, grads[nr], new)
                     grads[nr]._shared_grad = True  # the hook may have kept it
     if node._retained:
         for nr, ref in node._retained.items():
@@ -205,7 +206,7 @@ def _apply_on_arrays(node, grads):
 def _wrap_grad(array, grads_in):
     """A gradient array as a Tensor, flagged shared when it is (a view of) an incoming one."""
     if type(array) is not np.ndarray:
-        array = np.asarray(array)
+        array = _device.as_array(array)
     t = _tensor.wrap(array)
     if array.base is not None or any([g is not None and array is g._array for g in grads_in]):
         t._shared_grad = True
@@ -224,7 +225,7 @@ def _materialize(node, grads):
     """Outputs that got no gradient receive zeros (or None if the Function asked)."""
     if all(g is not None for g in grads) or not getattr(node, "materialize_grads", False):
         return grads
-    return [_tensor.wrap(np.zeros(*meta)) if g is None and meta is not None else g
+    return [_tensor.wrap(_device.zeros(*meta)) if g is None and meta is not None else g
             for g, meta in zip(grads, node._output_meta)]
 
 
@@ -242,7 +243,7 @@ def _validate(node, outs):
     for i, (g, meta) in enumerate(zip(outs, metas)):
         if g is None or meta is None:
             g = None
-        elif g._array.shape != meta[0] or g._array.dtype != meta[1]:
+        elif g._array.shape != meta[0] or g._array.dtype != meta[1] or type(g._array) is not meta[2]:
             g = _fit(node, i, g, meta)
         fitted.append(g)
     return tuple(fitted)
@@ -266,8 +267,9 @@ def _drop_non_tensor_args(node, outs, metas, positions):
 
 
 def _fit(node, index, grad, meta):
-    """Sum a broadcast gradient back to the input's shape; cast it to the input's dtype."""
-    shape, dtype = meta
+    """Sum a broadcast gradient back to the input's shape; cast it to the input's dtype;
+    check it is on the input's device."""
+    shape, dtype, array_type = meta
     if grad._array.shape != shape:
         if not _expandable(shape, grad._array.shape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - got "
@@ -275,7 +277,18 @@ def _fit(node, index, grad, meta):
         grad = grad.sum_to_size(shape)
     if grad._array.dtype != dtype:
         grad = grad.to(from_numpy_dtype(dtype))
+    if type(grad._array) is not array_type:
+        grad = check_grad_device(grad, _device.device_of_type(array_type), index,
+                                 f"Function {node.name()} returned an ")
     return grad
+
+
+def check_grad_device(grad, device, index, prefix=""):
+    """PyTorch moves a 0-dim gradient to the device of its input and refuses any other."""
+    if grad.ndim != 0:
+        raise RuntimeError(f"{prefix}invalid gradient at index {index} - expected device {device} but got "
+                           f"{grad.device}")
+    return grad.to(device)
 
 
 def _expandable(shape, target):

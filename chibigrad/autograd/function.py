@@ -151,7 +151,8 @@ def _connect(ctx, args, outs):
         if is_tensor:
             positions.append(i)
             edges.append(a._gradient_edge())
-        input_meta.append((a._array.shape, a._array.dtype) if is_tensor and ctx.needs_input_grad[i] else None)
+        input_meta.append((a._array.shape, a._array.dtype, type(a._array)) if is_tensor and ctx.needs_input_grad[i]
+                          else None)
     ctx._tensor_args, ctx.next_functions, ctx._input_meta = positions, tuple(edges), input_meta
     ctx._output_meta = [_mark_output(ctx, nr, out) for nr, out in enumerate(outs)]
     if anomaly_mode._state.enabled:
@@ -164,7 +165,7 @@ def _connect(ctx, args, outs):
 
 
 def _mark_output(ctx, nr, out):
-    """Attach output ``nr`` to ctx (unless it cannot have a gradient); return its (shape, dtype)."""
+    """Attach output ``nr`` to ctx (unless it cannot have a gradient); return its (shape, dtype, array type)."""
     if not isinstance(out, _tensor.Tensor):
         return None
     if ctx.dirty_tensors and any([out is t for t in ctx.dirty_tensors]):
@@ -174,7 +175,7 @@ def _mark_output(ctx, nr, out):
         out._requires_grad = False
     else:
         out.grad_fn, out._output_nr = ctx, nr
-    return (out._array.shape, out._array.dtype)
+    return (out._array.shape, out._array.dtype, type(out._array))
 
 
 def once_differentiable(backward):

@@ -8,6 +8,8 @@ import itertools
 import re
 import sys
 
+import numpy as np
+
 from .. import memory
 from . import grad_mode
 from .._dtype import from_numpy_dtype
@@ -104,7 +106,8 @@ class SavedTensor:
     def _modified_message(self, node):
         """PyTorch's text: names the tensor's current grad_fn without its ``Backward<N>`` suffix."""
         data = self._data
-        what = f"[torch.{_TYPE_NAMES[data.dtype.name]} {list(data.shape)}]"
+        cuda = "cuda." if type(data) is not np.ndarray else ""
+        what = f"[torch.{cuda}{_TYPE_NAMES[data.dtype.name]} {list(data.shape)}]"
         producer = node if self._tensor is None else self._tensor.grad_fn
         if producer is not None:
             nr = self._output_nr if self._tensor is None else self._tensor._output_nr
@@ -145,10 +148,10 @@ class Node:
     # Class-level defaults keep node creation cheap: most nodes have no hooks.
     next_functions = ()
     _saved = ()
-    _input_meta = ()  # (shape, numpy dtype) of each forward input that needs a gradient
+    _input_meta = ()  # (shape, numpy dtype, array type) of each forward input that needs a gradient
     _tensor_args = ()  # positions of the forward's tensor arguments
     array_backward = False  # may the engine run backward on bare numpy arrays? (see engine.call_node)
-    _output_meta = (None,)  # (shape, dtype) per output
+    _output_meta = (None,)  # (shape, dtype, array type) per output
     _pre_hooks = ()
     _post_hooks = ()
     _tensor_hooks = None  # output_nr -> list of tensor hooks
@@ -218,7 +221,7 @@ class AccumulateGrad(Node):
         for hook in var._backward_hooks or ():
             new = hook(grad)
             if new is not None:
-                grad = new
+                grad = check_hook_result(hook, grad, new)
             grad._shared_grad = True  # the hook may have kept it
         if var.grad is None:
             var.grad = grad if grad_mode._state.enabled else _owned(grad)
@@ -229,6 +232,19 @@ class AccumulateGrad(Node):
         for hook in var._post_accumulate_hooks or ():
             hook(var)
         return ()
+
+
+def check_hook_result(hook, grad, new):
+    """A tensor hook may replace a gradient, but not change its dtype or device (PyTorch's check)."""
+    if new._array.dtype != grad._array.dtype or type(new._array) is not type(grad._array):
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has changed the type of value (was "
+                           f"{_type_string(grad)} got {_type_string(new)})")
+    return new
+
+
+def _type_string(t):
+    """PyTorch's name for a tensor's backend and dtype, e.g. CUDAFloatType."""
+    return ("CUDA" if t.is_cuda else "CPU") + _TYPE_NAMES[t.dtype.name][:-len("Tensor")] + "Type"
 
 
 def _owned(grad):

@@ -11,7 +11,9 @@ import math
 
 import numpy as np
 
+from .. import _device
 from ..autograd.function import Function
+from ..ops._util import arrays
 from ..ops.shape import IndexGrad
 from ..tensor import wrap
 
@@ -33,7 +35,7 @@ def erf(x):
     where precision does.
     """
     if x.dtype == np.float64:
-        return np.asarray(_math_erf(x), dtype=np.float64)
+        return _math_erf(x).astype(np.float64)
     ax = np.abs(x).astype(np.float64)
     t = 1 / (1 + _AS_P * ax)
     poly = np.zeros_like(t)
@@ -123,8 +125,9 @@ class MseLoss(Function):
     def forward(ctx, input, target, reduction):
         ctx.save_for_backward(input, target)
         ctx.reduction = reduction
-        diff = input._array - target._array
-        return wrap(np.asarray(reduce_array(diff * diff, reduction), dtype=diff.dtype))
+        x, y = arrays(input, target)
+        diff = x - y
+        return wrap(reduce_array(diff * diff, reduction).astype(diff.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -155,7 +158,7 @@ class NllLoss(Function):
         t = np.where(keep, t, 0)
         _check_targets(t, keep, x.shape[1])
         w = keep.astype(x.dtype) if weight is None else weight[t] * keep
-        rows = np.arange(len(t))
+        rows = _device.array_module(x).arange(len(t))
         losses = -w * x[rows, t]
         total = w.sum()
         ctx.scale = -w / total if reduction == "mean" else -w
@@ -163,11 +166,11 @@ class NllLoss(Function):
         ctx.logp_shape, ctx.rows, ctx.targets, ctx.reduction = logp.shape, rows, t, reduction
         if reduction == "none":
             out = out.reshape(target.shape)
-        return wrap(np.asarray(out, dtype=x.dtype))
+        return wrap(out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        coeff = np.zeros((len(ctx.rows), ctx.logp_shape[1 if len(ctx.logp_shape) > 1 else 0]), ctx.scale.dtype)
+        coeff = np.zeros_like(ctx.scale, shape=(len(ctx.rows), ctx.logp_shape[1 if len(ctx.logp_shape) > 1 else 0]))
         coeff[ctx.rows, ctx.targets] = ctx.scale
         if ctx.reduction == "none" and grad.ndim > 0:
             grad = grad.unsqueeze(1)
@@ -202,7 +205,7 @@ class NllLoss2d(NllLoss):
 
 def _check_targets(targets, keep, num_classes):
     """PyTorch's error for the first class index outside [0, num_classes) that is not ignored."""
-    if targets.min(initial=0) < 0 or targets.max(initial=0) >= num_classes:
+    if targets.size and (targets.min() < 0 or targets.max() >= num_classes):
         bad = targets[keep & ((targets < 0) | (targets >= num_classes))]
         raise IndexError(f"Target {bad[0]} is out of bounds.")
 

@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-from .. import ops
+from .. import _device, ops
+from ..ops._util import check_device
 from ..creation import _generator
 from ..tensor import wrap
 from . import _functions as fn
@@ -73,6 +74,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     keep = _generator[0].random(input.shape, dtype=np.float32) >= p
     mask = keep.astype(input._array.dtype) * (1 / (1 - p) if p < 1 else 0)
+    mask = _device.to_device(mask, input.device)  # drawn on the host, like every random number here
     return input._recorded_inplace(ops.mul, wrap(mask)) if inplace else input * wrap(mask)
 
 
@@ -163,12 +165,13 @@ def _check_broadcastable(a, b):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """``-input[i, target[i]]`` averaged (weighted by class ``weight``); ``input`` holds log-probabilities."""
     if target.dtype.name not in ("int64", "uint8"):
-        scalar_type = target.type()[len("torch."):-len("Tensor")]  # torch.FloatTensor -> Float
+        scalar_type = target.type().split(".")[-1][:-len("Tensor")]  # torch.FloatTensor -> Float
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type}")
     if input.ndim > 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
     _check_reduction(reduction)
+    check_device("nll_loss_forward", ("self", input), ("target", target), ("weight", weight))
     w = None if weight is None else weight._array
     loss = fn.NllLoss2d if input.ndim > 2 else fn.NllLoss
     return loss.apply(input, target._array.astype(np.int64, copy=False), w, reduction, ignore_index)

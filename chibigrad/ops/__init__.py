@@ -3,7 +3,7 @@ entry points Tensor methods and operators call (``x.exp()``, ``a * b``)."""
 import numpy as np
 
 from ..tensor import Tensor, wrap
-from . import linalg, pointwise as pw, reduction as red, shape as sh
+from . import _util, linalg, pointwise as pw, reduction as red, shape as sh
 from .. import return_types as _return_types
 from ..autograd.node import _TYPE_NAMES
 from ._util import operand
@@ -147,7 +147,7 @@ def argmin(a, dim=None, keepdim=False):
 
 def _arg(fn, a, dim, keepdim):
     if dim is None:
-        return wrap(np.asarray(fn(a._array), dtype=np.int64))
+        return wrap(fn(a._array).astype(np.int64))
     return wrap(fn(a._array, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -209,19 +209,24 @@ def detach(a):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(a._array, _arr(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(np.allclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return wrap(np.isclose(a._array, _arr(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return wrap(np.isclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(a, b):
-    return a.shape == b.shape and bool((a._array == b._array).all())
+    if a.shape != b.shape:
+        return False
+    x, y = _arrays(a, b)
+    return bool((x == y).all())
 
 
-def _arr(x):
-    return x._array if isinstance(x, Tensor) else np.asarray(x)
+def _arrays(a, b):
+    """The arrays of tensor ``a`` and of ``b`` (a tensor or data), devices checked."""
+    x, y = a._array, b._array if isinstance(b, Tensor) else np.asarray(b)
+    return (x, y) if type(x) is type(y) else _util.cpu_scalars(x, y)
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -6,10 +6,34 @@ from ..tensor import Tensor, wrap
 
 
 def arrays(a, b):
-    """Both operands' arrays for an element-wise op: shapes checked, dtype promoted."""
-    if a._array.shape != b._array.shape:
-        check_broadcast(a._array.shape, b._array.shape)
+    """Both operands' arrays for an element-wise op: shapes and devices checked, dtype promoted."""
+    x, y = a._array, b._array
+    if x.shape != y.shape:
+        check_broadcast(x.shape, y.shape)
+    if type(x) is not type(y):  # arrays of different devices
+        return cpu_scalars(*promoted(a, b))
     return promoted(a, b)
+
+
+def cpu_scalars(*arrays):
+    """Arrays of one element-wise op that are on different devices: a 0-d CPU array
+    joins a CUDA op as a scalar (as in PyTorch); a CPU array with dimensions is PyTorch's error."""
+    if any(type(x) is np.ndarray and x.ndim > 0 for x in arrays):
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+                           "and cpu!")
+    return tuple(x[()] if type(x) is np.ndarray else x for x in arrays)
+
+
+def check_device(method, *named):
+    """PyTorch's check for ops such as mm (``named``: (argument name, tensor) pairs):
+    the first tensor's device is the op's, a later one elsewhere is named in the error."""
+    named = [(name, t) for name, t in named if t is not None]
+    first = named[0][1]
+    for name, t in named[1:]:
+        if type(t._array) is not type(first._array):
+            raise RuntimeError(f"Expected all tensors to be on the same device, but got {name} is on {t.device}, "
+                               f"different from other tensors on {first.device} (when checking argument in method "
+                               f"wrapper_CUDA_{method})")
 
 
 def promoted(a, b):

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import wrap
-from ._util import promoted, save_needed
+from ._util import check_device, promoted, save_needed
 
 
 class Mm(Function):
@@ -40,7 +40,7 @@ class Dot(Function):
     def forward(ctx, a, b):
         save_needed(ctx, a, b)
         x, y = promoted(a, b)
-        return wrap(np.asarray(x @ y))
+        return wrap(x @ y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -69,6 +69,7 @@ def matmul(a, b):
     """Dispatch on dimensions as torch.matmul does."""
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    _check_matmul_device(a, b)
     if a.ndim == 1 and b.ndim == 1:
         if a.shape != b.shape:
             raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
@@ -89,9 +90,24 @@ def matmul(a, b):
     return Mm.apply(a, b) if a.ndim == 2 and b.ndim == 2 else Matmul.apply(a, b)
 
 
+def _check_matmul_device(a, b):
+    """Devices checked as by the kernel torch.matmul ends in, whose name the error quotes."""
+    if a.ndim >= 3 and b.ndim >= 3:
+        check_device("bmm", ("self", a), ("mat2", b))
+    elif b.ndim >= 3:  # folded into one mm as (b^T a^T)^T
+        check_device("mm", ("self", b), ("mat2", a))
+    elif a.ndim == 1 and b.ndim == 1:
+        check_device("_dot", ("self", a), ("tensor", b))
+    elif a.ndim == 2 and b.ndim == 1:
+        check_device("mv", ("self", a), ("vec", b))
+    else:
+        check_device("mm", ("self", a), ("mat2", b))
+
+
 def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
+    check_device("mm", ("self", a), ("mat2", b))
     _check_inner(a, b, -2)
     return Mm.apply(a, b)
 
@@ -99,6 +115,7 @@ def mm(a, b):
 def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+    check_device("bmm", ("self", a), ("mat2", b))
     return Bmm.apply(a, b)
 
 
@@ -135,6 +152,7 @@ class Addmm(Function):
 def linear(x, weight, bias=None):
     """``x @ weight.T + bias`` (PyTorch's F.linear)."""
     if x.ndim == 2:
+        check_device("addmm", ("self", bias), ("mat1", x), ("mat2", weight))
         if x.shape[1] != weight.shape[-1]:
             _check_inner(x, weight.mT, -2)  # raises PyTorch's message (weight.mT would be a recorded node)
         return Addmm.apply(bias, x, weight)

@@ -7,10 +7,11 @@ to its input's shape (see ``engine._fit``), as PyTorch's engine does.
 """
 import numpy as np
 
+from .. import _device
 from ..autograd.function import Function
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from .._dtype import result_type
-from ._util import arrays, float_array, save_needed
+from ._util import arrays, cpu_scalars, float_array, save_needed
 
 
 class Add(Function):
@@ -116,7 +117,7 @@ class Pow(Function):
         x = a._array
         if not a.dtype.is_floating_point and isinstance(exponent, float):
             x = x.astype(np.float32)
-        return wrap(np.power(x, np.asarray(exponent, dtype=x.dtype) if x.dtype.kind == "f" else exponent))
+        return wrap(np.power(x, x.dtype.type(exponent) if x.dtype.kind == "f" else exponent))
 
     @staticmethod
     def backward(ctx, grad):
@@ -154,7 +155,7 @@ class RPow(Function):
     @staticmethod
     def forward(ctx, base, a):
         dt = result_type(a, base).np_type  # 2 ** int tensor stays an int tensor
-        out = wrap(np.power(np.asarray(base, dtype=dt), a._array.astype(dt, copy=False)))
+        out = wrap(np.power(dt.type(base), a._array.astype(dt, copy=False)))
         ctx.save_for_backward(out)
         ctx.log_base = float(np.log(base))
         return out
@@ -320,7 +321,7 @@ class Clamp(Function):
         (a,) = ctx.saved_tensors
         lo, hi = ctx.bounds
         x = a._array
-        inside = np.ones(x.shape, dtype=bool)
+        inside = np.ones_like(x, dtype=bool)
         if lo is not None:
             inside &= x >= lo
         if hi is not None:
@@ -338,8 +339,10 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx, condition, a, b):
-        ctx.condition = condition  # a bool array, not a Tensor: no graph edge, as in PyTorch
         x, y = arrays(a, b)
+        if not type(condition) is type(x) is type(y):
+            condition, x, y = cpu_scalars(condition, x, y)
+        ctx.condition = condition  # a bool array, not a Tensor: no graph edge, as in PyTorch
         return wrap(np.where(condition, x, y))
 
     @staticmethod
@@ -351,7 +354,8 @@ class Where(Function):
 def where(condition, a, b):
     from ._util import operand
     a = operand(a, b if hasattr(b, "dtype") else wrap(np.asarray(0.0, dtype=np.float32)))
-    return Where.apply(np.asarray(getattr(condition, "_array", condition)), a, operand(b, a))
+    condition = condition._array if isinstance(condition, Tensor) else np.asarray(condition)
+    return Where.apply(condition, a, operand(b, a))
 
 
 class Maximum(Function):
@@ -477,16 +481,23 @@ class Clone(Function):
 
 
 class ToCopy(Function):
-    """A dtype change; the gradient is cast back by the engine."""
+    """A dtype and/or device change (``dtype``/``device`` None: unchanged).
+
+    The gradient goes back to the source's device here (the engine would refuse
+    it elsewhere) and is cast back to its dtype by the engine."""
     node_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, a, dtype):
-        return wrap(a._array.astype(dtype.np_type))
+    def forward(ctx, a, dtype, device=None):
+        x = a._array
+        ctx.source_device = _device.device_of(x)
+        if dtype is not None:
+            x = x.astype(dtype.np_type)
+        return wrap(x if device is None else _device.to_device(x, device))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, None
+        return grad.to(ctx.source_device), None, None
 
 
 class Copy(Function):
@@ -495,11 +506,13 @@ class Copy(Function):
 
     @staticmethod
     def forward(ctx, dst, src):
-        return wrap(np.broadcast_to(src._array, dst.shape).astype(dst._array.dtype))
+        ctx.src_device = src.device  # copy_ may copy across devices
+        x = _device.to_device(src._array, _device.device_of(dst._array))
+        return wrap(np.broadcast_to(x, dst.shape).astype(dst._array.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad
+        return grad * 0, grad.to(ctx.src_device)
 
 
 class Fill(Function):
@@ -508,7 +521,7 @@ class Fill(Function):
     @staticmethod
     def forward(ctx, dst, value):
         value = value.item() if hasattr(value, "item") else value
-        return wrap(np.full(dst.shape, value, dtype=dst._array.dtype))
+        return wrap(np.full_like(dst._array, value))
 
     @staticmethod
     def backward(ctx, grad):

@@ -19,7 +19,7 @@ class Sum(Function):
     def forward(ctx, a, dim=None, keepdim=False, dtype=None):
         ctx.dims, ctx.keepdim, ctx.in_shape = normalize_dims(dim, a.ndim), keepdim, a.shape
         x = a._array if a.dtype.is_floating_point or dtype else a._array.astype(np.int64)
-        return wrap(np.asarray(x.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype and dtype.np_type)))
+        return wrap(x.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype and dtype.np_type))
 
     @staticmethod
     def backward(ctx, grad):
@@ -39,7 +39,7 @@ class Mean(Function):
     def forward(ctx, a, dim=None, keepdim=False):
         ctx.dims, ctx.keepdim, ctx.in_shape = normalize_dims(dim, a.ndim), keepdim, a.shape
         ctx.count = int(np.prod([a.shape[d] for d in ctx.dims]))
-        return wrap(np.asarray(a._array.mean(axis=ctx.dims, keepdims=keepdim), dtype=a._array.dtype))
+        return wrap(a._array.mean(axis=ctx.dims, keepdims=keepdim).astype(a._array.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -62,7 +62,7 @@ class Amax(Function):
     @staticmethod
     def forward(ctx, a, dim=None, keepdim=False):
         ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
-        out = wrap(np.asarray(ctx._forward_cls.reduce(a._array, axis=ctx.dims, keepdims=keepdim)))
+        out = wrap(ctx._forward_cls.reduce(a._array, axis=ctx.dims, keepdims=keepdim))
         ctx.save_for_backward(a, out)
         return out
 
@@ -127,7 +127,7 @@ class Prod(Function):
     def forward(ctx, a, dim=None, keepdim=False):
         ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
         ctx.save_for_backward(a)
-        return wrap(np.asarray(a._array.prod(axis=ctx.dims, keepdims=keepdim)))
+        return wrap(a._array.prod(axis=ctx.dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -155,7 +155,7 @@ def _prod_of_others(a, dims):
         return a.prod(dim=dims, keepdim=True) / a
     moved = np.moveaxis(x, dims, range(-len(dims), 0))
     flat = moved.reshape(moved.shape[:moved.ndim - len(dims)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+    ones = np.ones_like(x, shape=flat.shape[:-1] + (1,))
     left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
     right = np.cumprod(np.concatenate([flat[..., 1:], ones], -1)[..., ::-1], -1)[..., ::-1]
     others = (left * right).reshape(moved.shape)
@@ -166,7 +166,7 @@ def _spread(ctx, fn, a, dim, correction, keepdim):
     """np.var or np.std over ``dim``; remembers on ctx what both backwards need."""
     ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
     ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
-    return np.asarray(fn(a._array, axis=ctx.dims, ddof=correction, keepdims=keepdim), dtype=a._array.dtype)
+    return fn(a._array, axis=ctx.dims, ddof=correction, keepdims=keepdim).astype(a._array.dtype, copy=False)
 
 
 class Var(Function):
@@ -230,7 +230,7 @@ class Norm(Function):
             out = np.abs(x).max(axis=ctx.dims, keepdims=keepdim)
         else:
             out = (np.abs(x) ** p).sum(axis=ctx.dims, keepdims=keepdim) ** (1.0 / p)
-        out = wrap(np.asarray(out, dtype=x.dtype))
+        out = wrap(out.astype(x.dtype, copy=False))
         ctx.save_for_backward(a, out)
         return out
 

@@ -6,8 +6,10 @@ seen by saved tensors of the base, as in PyTorch.
 """
 import numpy as np
 
+from .. import _device
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
+from ._util import check_device
 
 
 def view_of(a, array):
@@ -171,9 +173,7 @@ class Index(Function):
     @staticmethod
     def forward(ctx, a, key):
         ctx.key, ctx.in_shape = key, a.shape
-        out = a._array[key]
-        if not isinstance(out, np.ndarray):
-            out = np.asarray(out)
+        out = _device.as_array(a._array[key])
         return view_of(a, out) if is_basic(key) else wrap(out)
 
     @staticmethod
@@ -205,7 +205,7 @@ class IndexGrad(Function):
     @staticmethod
     def forward(ctx, grad, key, shape):
         ctx.key = key
-        out = np.zeros(shape, dtype=grad._array.dtype)
+        out = np.zeros_like(grad._array, shape=shape)
         np.add.at(out, key, grad._array)
         return wrap(out)
 
@@ -245,14 +245,17 @@ class SetItem(Function):
     def forward(ctx, dst, key, value):
         ctx.key = key
         out = dst._array.copy()
-        out[key] = value._array if isinstance(value, Tensor) else value
+        if isinstance(value, Tensor):  # a copy, so value may be on another device, as in PyTorch
+            ctx.value_device = value.device
+            value = _device.to_device(value._array, _device.device_of(out))
+        out[key] = value
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        keep = np.ones(grad.shape, dtype=bool)
+        keep = np.ones_like(grad._array, dtype=bool)
         keep[ctx.key] = False
-        return grad * wrap(keep), None, grad[ctx.key] if ctx.needs_input_grad[2] else None
+        return grad * wrap(keep), None, grad[ctx.key].to(ctx.value_device) if ctx.needs_input_grad[2] else None
 
 
 class IndexPut(SetItem):
@@ -277,6 +280,7 @@ class Cat(Function):
 def cat(tensors, dim=0):
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    check_device("cat", *[("tensors", t) for t in tensors])
     return Cat.apply(dim, *tensors)
 
 
@@ -299,6 +303,7 @@ class Stack(Function):
 
 
 def stack(tensors, dim=0):
+    check_device("cat", *[("tensors", t) for t in tensors])  # PyTorch's stack is a cat
     return Stack.apply(dim, *tensors)
 
 
@@ -361,6 +366,7 @@ class IndexAlongDim:
         if not keepdim:
             grad = grad.unsqueeze(dim)
             idx = np.expand_dims(idx, dim)
-        full_idx = list(np.indices(idx.shape, sparse=True))
+        xp = _device.array_module(idx)  # the index arrays must be on idx's device
+        full_idx = [xp.arange(n).reshape([n if i == d else 1 for i in range(idx.ndim)]) for d, n in enumerate(idx.shape)]
         full_idx[dim] = idx
         return IndexGrad.apply(grad, tuple(full_idx), in_shape)

@@ -117,7 +117,7 @@ class Optimizer:
                           itertools.chain.from_iterable(g["params"] for g in self.param_groups)))
         self.state = collections.defaultdict(dict)
         for index, state in state_dict["state"].items():
-            self.state[params[index]] = {k: _copied(v) for k, v in state.items()}
+            self.state[params[index]] = {k: _copied(v, params[index], k) for k, v in state.items()}
         for group, saved in zip(self.param_groups, saved_groups):
             group.update({k: v for k, v in saved.items() if k != "params"})
 
@@ -129,6 +129,11 @@ class Optimizer:
         return text + ")"
 
 
-def _copied(value):
-    """A tensor in loaded state gets its own copy, so two optimizers never share a buffer."""
-    return value.detach().clone() if isinstance(value, Tensor) else value
+def _copied(value, param, key):
+    """A tensor in loaded state gets its own copy, so two optimizers never share a buffer,
+    on its parameter's device (``step`` stays on the CPU), as PyTorch loads it."""
+    if not isinstance(value, Tensor):
+        return value
+    if key != "step":
+        value = value.to(param.device)
+    return value.detach().clone()

@@ -1,6 +1,4 @@
 """Stochastic gradient descent, with optional momentum, Nesterov and weight decay."""
-import numpy as np
-
 from ..tensor import wrap
 from .optimizer import Optimizer
 
@@ -37,7 +35,7 @@ class SGD(Optimizer):
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = wrap(np.array(grad))  # grad.clone()
+                buf = state["momentum_buffer"] = wrap(grad.copy())  # grad.clone()
             else:
                 buf._array *= momentum  # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
                 buf._array += (1 - group["dampening"]) * grad

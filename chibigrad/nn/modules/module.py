@@ -11,7 +11,7 @@ import collections
 
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import RemovableHandle
-from ...tensor import Tensor
+from ...tensor import Tensor, _parse_to
 from ..parameter import Parameter
 
 
@@ -258,8 +258,10 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """Change floating point parameters and buffers to a dtype (devices: only the CPU)."""
-        return self._apply(lambda t: t.to(*args, **kwargs) if t.is_floating_point() else t)
+        """Move parameters and buffers (and their grads) to a device, and/or change floating point ones
+        to a dtype. In place: the Parameter objects stay, so an optimizer made before still holds them."""
+        device, dtype = _parse_to(args, kwargs)
+        return self._apply(lambda t: t.to(device=device, dtype=dtype if t.is_floating_point() else None))
 
     def float(self):
         from ... import float32
@@ -270,7 +272,10 @@ class Module:
         return self.to(float64)
 
     def cpu(self):
-        return self
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
 
     # ---- saving and loading ---------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):

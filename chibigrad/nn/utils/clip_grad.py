@@ -27,7 +27,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     norm_type = float(norm_type)
     if not grads:
         return wrap(np.asarray(0.0, dtype=np.float32))
-    norms = np.array([_vector_norm(g._array, norm_type) for g in grads], dtype=grads[0]._array.dtype)
+    norms = np.stack([_vector_norm(g._array, norm_type) for g in grads]).astype(grads[0]._array.dtype)
     total_norm = _vector_norm(norms, norm_type)
     if error_if_nonfinite and not np.isfinite(total_norm):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
@@ -38,7 +38,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     with no_grad():
         for g in grads:
             g.mul_(wrap(clip_coef))
-    return wrap(np.asarray(total_norm))
+    return wrap(total_norm)
 
 
 def _vector_norm(x, p):
