@@ -169,6 +169,10 @@ def main(arm=lambda: None):
     cwd = os.getcwd()
     saved_path = list(sys.path)
     sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
+    # chibigrad reads CHIBIGRAD_SIMULATE_CUDA at import, and here it is imported before the setup cell that
+    # sets it (09_gpu: setdefault "auto", so "cuda" is the simulated device without a GPU): set it as that cell
+    # does, or every device test that passed in the kernel would fail here with "Torch not compiled with CUDA".
+    os.environ.setdefault("CHIBIGRAD_SIMULATE_CUDA", "auto")
     _preload()
     from IPython.core.inputtransformer2 import TransformerManager
     from IPython.core.interactiveshell import InteractiveShell

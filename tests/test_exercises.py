@@ -15,6 +15,7 @@ seconds, so students are batched; the assignments are graded in parallel):
 Autograde times are written to ``_build/exercises/autograde_times.json``.
 """
 import concurrent.futures
+import functools
 import json
 import os
 import re
@@ -51,6 +52,41 @@ def exercises(assignment):
 
 def wrong_answers(assignment):
     return sorted((NOTEBOOKS / "wrong_answers" / assignment).glob("*__*.py"))
+
+
+def gpu_only(assignment):
+    """The exercises whose points need a real GPU (``GPU_ONLY`` in the assignment's checks, e.g. 09_gpu)."""
+    return tuple(getattr(__import__(f"autograder.checks.a{assignment}", fromlist=["_"]), "GPU_ONLY", ()))
+
+
+@functools.lru_cache(maxsize=None)
+def real_gpu():
+    """Whether the grading kernel sees a real CUDA device: the setup cell of 09_gpu, in nbgrader's environment."""
+    code = ("import os; os.environ.setdefault('CHIBIGRAD_SIMULATE_CUDA', 'auto'); import chibigrad as t; "
+            "print(t.cuda.is_available() and not t.cuda.is_simulated())")
+    result = subprocess.run([sys.executable, "-c", code], env=course.nbgrader_env(), capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip() == "True"
+
+
+def full_marks(assignment, exercise, points):
+    """What a right answer scores here: its points, but 0 for a GPU-only exercise on a machine without a GPU
+    (never free points; the test below checks it fails with the message that says so)."""
+    return 0 if exercise in gpu_only(assignment) and not real_gpu() else points
+
+
+def check_full_marks(assignment, nb, scores):
+    """Every exercise scores full_marks; a GPU-only one without a GPU fails with the message that says why."""
+    assert set(scores) == set(exercises(assignment))
+    assert all(score == full_marks(assignment, name, top) for name, (score, top) in scores.items()), scores
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if cell.id[:-len("-tests")] in gpu_only(assignment) and not real_gpu():
+                assert output.output_type != "error" or "needs a real CUDA device" in output.evalue, output.evalue
+                continue
+            assert output.output_type != "error", f"{cell.id}: {output.get('evalue')}"
+            assert not (output.output_type == "stream" and output.name == "stderr"), f"{cell.id}: {output.text}"
 
 
 def solution_regions(source):
@@ -180,6 +216,51 @@ def test_checks_refuse_chibigrads_clip_grad_norm_in_05():
     with pytest.raises(AssertionError, match="do not call chibigrad's clip_grad_norm_"):
         a05_accumulation.check_clip_grad_norm_groups(per_group)
     assert clip_grad_norm_.__code__.co_name == "clip_grad_norm_", "restored afterwards"
+
+
+def test_gpu_only_checks_catch_their_wrong_answers_on_a_fake_asynchronous_device(monkeypatch):
+    """Without a GPU a GPU-only exercise scores 0 whatever the answer, so grading here cannot show its wrong answers
+    caught. Its checks run here on a fake asynchronous device instead: `work()` queues 30 ms of device time and
+    returns at once, `torch.cuda.synchronize()` waits until the queue is done, as a GPU's does. The solution passes
+    every check; each wrong answer fails one."""
+    import numpy as np
+
+    import chibigrad
+    from autograder.checks import a09_gpu
+    assert a09_gpu.GPU_ONLY == ("time_per_call",)
+    busy = [0.0]  # when the fake device's queue is done
+
+    def work():
+        busy[0] = max(busy[0], time.perf_counter()) + 0.03
+
+    def synchronize(device=None):
+        time.sleep(max(0.0, busy[0] - time.perf_counter()))
+
+    def reference():
+        synchronize()
+        start = time.perf_counter()
+        work()
+        synchronize()
+        return time.perf_counter() - start
+
+    monkeypatch.setattr(chibigrad.cuda, "synchronize", synchronize)
+
+    def grade(source):
+        namespace = {"torch": chibigrad, "time": time, "np": np}
+        exec(source, namespace)
+        answer = namespace["time_per_call"]
+        a09_gpu._check_counts_and_median(answer, "cpu")
+        a09_gpu._check_counts_and_median(answer, chibigrad.device("cuda"))
+        a09_gpu._check_synchronised(answer, work, reference)
+
+    solution = next(c for c in source_notebook("09_gpu").cells if c.id == "time_per_call")
+    grade(solution.source)
+    answers = [p for p in wrong_answers("09_gpu") if p.stem.split("__")[0] == "time_per_call"]
+    assert len(answers) >= 2
+    for path in answers:
+        with pytest.raises(AssertionError):
+            grade(path.read_text())
+            print(f"not caught: {path.name}")
 
 
 # ---- the student edition ---------------------------------------------------------------------------------------
@@ -500,21 +581,14 @@ def _write_times(results, released):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_solutions_score_full_marks_without_stderr(graded, assignment):
     r = graded[assignment]
-    scores = r["scores"]["solutions"]
-    assert set(scores) == set(exercises(assignment))
-    assert all(score == top for score, top in scores.values()), scores
-    for cell in r["autograded"]["solutions"].cells:
-        for output in cell.get("outputs", []):
-            assert output.output_type != "error", f"{cell.id}: {output.get('evalue')}"
-            assert not (output.output_type == "stream" and output.name == "stderr"), f"{cell.id}: {output.text}"
+    check_full_marks(assignment, r["autograded"]["solutions"], r["scores"]["solutions"])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_a_deleted_test_cell_is_put_back_and_graded(graded, assignment):
-    scores = graded[assignment]["scores"]["deleted-a-test-cell"]
-    assert set(scores) == set(exercises(assignment))
-    assert all(score == top for score, top in scores.values()), scores
+    r = graded[assignment]
+    check_full_marks(assignment, r["autograded"]["deleted-a-test-cell"], r["scores"]["deleted-a-test-cell"])
 
 
 @pytest.mark.slow
@@ -536,7 +610,7 @@ def test_each_wrong_answer_loses_its_exercise_points_and_only_those(graded, assi
         for name, (score, top) in r["scores"][student].items():
             if name == exercise and score >= top:
                 problems.append(f"{student}: not caught, {name} scored {score}/{top}")
-            if name != exercise and score < top:
+            if name != exercise and score < full_marks(assignment, name, top):
                 problems.append(f"{student}: also lost points on {name} ({score}/{top})")
     assert not problems, "\n".join(problems)
 
