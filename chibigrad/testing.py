@@ -15,11 +15,14 @@ from .tensor import Tensor
 _TOLERANCES = {_dtype.float16: (1e-3, 1e-5), _dtype.float32: (1.3e-6, 1e-5), _dtype.float64: (1e-7, 1e-7)}
 
 
-def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None):
-    """Raise AssertionError unless ``actual`` and ``expected`` match in shape, dtype and values."""
+def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_device=True, check_dtype=True,
+                 msg=None):
+    """Raise AssertionError unless ``actual`` and ``expected`` match in shape, device, dtype and values."""
     actual, expected = _as_tensor(actual), _as_tensor(expected)
     if actual.shape != expected.shape:
         _fail(msg, f"The values for attribute 'shape' do not match: {actual.shape} != {expected.shape}.")
+    if check_device and actual.device != expected.device:
+        _fail(msg, f"The values for attribute 'device' do not match: {actual.device} != {expected.device}.")
     if check_dtype and actual.dtype is not expected.dtype:
         _fail(msg, f"The values for attribute 'dtype' do not match: {actual.dtype} != {expected.dtype}.")
     if (rtol is None) != (atol is None):
@@ -28,7 +31,7 @@ def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, che
     exact = actual.dtype not in _TOLERANCES
     if rtol is None:
         rtol, atol = _TOLERANCES.get(actual.dtype, (0.0, 0.0))
-    a, e = actual.detach().numpy(), expected.detach().numpy()
+    a, e = actual.detach().cpu().numpy(), expected.detach().cpu().numpy()
     close = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not close.all():
         _fail(msg, _mismatch_message(a, e, ~close, None if exact else (rtol, atol)))

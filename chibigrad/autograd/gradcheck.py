@@ -19,6 +19,8 @@ import warnings
 
 import numpy as np
 
+from .. import _device
+
 
 class GradcheckError(RuntimeError):
     """The analytical and numerical Jacobians disagree."""
@@ -97,8 +99,9 @@ def _check_inputs(inputs):
 
 def _numerical_jacobians(func, inputs, diff_inputs, outputs, picked, eps):
     """``J[o][i][k, :]``: output ``picked[o]``'s change per unit change of element k of input i."""
-    jacobians = [[np.zeros((x.numel(), outputs[n].numel()), dtype=np.result_type(outputs[n]._array, np.float32))
-                  for x in diff_inputs] for n in picked]
+    jacobians = [[np.zeros((x.numel(), outputs[n].numel()),
+                           dtype=np.result_type(outputs[n]._array.dtype, np.float32)) for x in diff_inputs]
+                 for n in picked]
     for i, x in enumerate(diff_inputs):
         data = x._array  # perturbed in place, behind autograd's back, then restored exactly
         for k, idx in enumerate(np.ndindex(data.shape)):
@@ -114,9 +117,14 @@ def _numerical_jacobians(func, inputs, diff_inputs, outputs, picked, eps):
 
 
 def _evaluate(func, inputs, picked):
-    """Copies of the picked outputs (an output may be a view of a perturbed input)."""
+    """Host copies of the picked outputs (an output may be a view of a perturbed input)."""
     outputs = _tensors(func(*inputs))
-    return [np.array(outputs[n]._array, copy=True) for n in picked]
+    return [_host_copy(outputs[n]._array) for n in picked]
+
+
+def _host_copy(array):
+    """A numpy copy of an array on any device: the Jacobians are compared on the host."""
+    return array.copy() if type(array) is np.ndarray else _device.to_device(array, _device.cpu)
 
 
 def _analytical_jacobians(output, diff_inputs):
@@ -127,11 +135,11 @@ def _analytical_jacobians(output, diff_inputs):
     jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._array.dtype) for x in diff_inputs]
     for j in range(output.numel()):
         one_hot = zeros_like(output)
-        one_hot._array.flat[j] = 1
+        one_hot._array.reshape(-1)[j] = 1
         grads = autograd_grad(output, diff_inputs, one_hot, retain_graph=True, allow_unused=True)
         for jacobian, g in zip(jacobians, grads):
             if g is not None:
-                jacobian[:, j] = g._array.ravel()
+                jacobian[:, j] = _host_copy(g._array).ravel()
     return jacobians
 
 

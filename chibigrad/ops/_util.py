@@ -27,10 +27,13 @@ def cpu_scalars(*arrays):
 def check_device(method, *named):
     """PyTorch's check for ops such as mm (``named``: (argument name, tensor) pairs):
     the first tensor's device is the op's, a later one elsewhere is named in the error."""
-    named = [(name, t) for name, t in named if t is not None]
-    first = named[0][1]
-    for name, t in named[1:]:
-        if type(t._array) is not type(first._array):
+    first = None
+    for name, t in named:
+        if t is None:
+            continue
+        if first is None:
+            first = t
+        elif type(t._array) is not type(first._array):
             raise RuntimeError(f"Expected all tensors to be on the same device, but got {name} is on {t.device}, "
                                f"different from other tensors on {first.device} (when checking argument in method "
                                f"wrapper_CUDA_{method})")
