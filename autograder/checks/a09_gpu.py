@@ -321,7 +321,8 @@ def _check_synchronised(time_per_call, work, reference, device="cuda", repeats=5
     expect(isinstance(got, float), f"{what}: returned a {type(got).__name__}; return a Python float")
     expect(got >= 0.6 * truth, f"{what}: measured {got:.5f} s, but the work takes the device {truth:.5f} s: the clock "
                                "stopped before the work finished. Call torch.cuda.synchronize() before stopping it.")
-    expect(got <= 3 * truth + 0.01, f"{what}: measured {got:.5f} s, but the work takes the device {truth:.5f} s")
+    expect(got <= 5 * truth + 0.02, f"{what}: measured {got:.5f} s, but the work takes the device {truth:.5f} s "
+                                    "(time each call alone, after the warm-up)")
 
 
 def _gpu_work():
