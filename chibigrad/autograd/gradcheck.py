@@ -66,7 +66,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         outputs = [o for o in _tensors(func(*inputs)) if o.requires_grad]
-        grad_outputs = tuple((rand(o.shape, dtype=o.dtype) * 2 - 1).requires_grad_() for o in outputs)
+        grad_outputs = tuple((rand(o.shape, dtype=o.dtype, device=o.device) * 2 - 1).requires_grad_() for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n = len(grad_outputs)
 

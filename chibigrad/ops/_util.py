@@ -1,6 +1,7 @@
 """Small helpers shared by the op definitions."""
 import numpy as np
 
+from .. import _device
 from .._dtype import float32, result_type
 from ..tensor import Tensor, wrap
 
@@ -70,7 +71,10 @@ def operand(value, like):
         return value
     if isinstance(value, np.ndarray):
         return wrap(value)
-    t = wrap(np.asarray(value, dtype=result_type(like, value).np_type))
+    array = np.asarray(value, dtype=result_type(like, value).np_type)
+    if type(like._array) is not np.ndarray:  # made on like's device: backward may meet it there
+        array = _device.to_device(array, _device.device_of(like._array))
+    t = wrap(array)
     t._wrapped_number = True
     return t
 

@@ -313,7 +313,7 @@ class Clamp(Function):
     @staticmethod
     def forward(ctx, a, min=None, max=None):
         ctx.save_for_backward(a)
-        ctx.bounds = [b._array if hasattr(b, "_array") else b for b in (min, max)]
+        ctx.bounds = [_bound(b, a) for b in (min, max)]
         return wrap(np.clip(a._array, *ctx.bounds))
 
     @staticmethod
@@ -327,6 +327,15 @@ class Clamp(Function):
         if hi is not None:
             inside &= x <= hi
         return grad * wrap(inside), None, None
+
+
+def _bound(bound, a):
+    """A clamp bound as an array on ``a``'s device (a 0-d CPU tensor joins as a scalar)."""
+    if not isinstance(bound, Tensor):
+        return bound
+    if type(bound._array) is type(a._array):
+        return bound._array
+    return cpu_scalars(a._array, bound._array)[1]
 
 
 class ClampTensor(Clamp):

@@ -314,7 +314,7 @@ class Split(Function):
     @staticmethod
     def forward(ctx, a, sizes, dim):
         ctx.dim = dim % a.ndim
-        bounds = np.cumsum(sizes)[:-1]
+        bounds = np.cumsum(sizes)[:-1].tolist()  # plain ints: fine for any device's split
         return tuple(view_of(a, piece) for piece in np.split(a._array, bounds, axis=ctx.dim))
 
     @staticmethod
