@@ -344,6 +344,10 @@ def test_a_cpu_batch_into_a_cuda_model():
                               "from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)")
     with pytest.raises(RuntimeError, match=r"got target is on cpu, .* wrapper_CUDA_nll_loss_forward\)$"):
         F.cross_entropy(torch.ones(2, 3, device="cuda"), torch.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match=r"got index is on cpu, .* wrapper_CUDA__index_select\)$"):
+        nn.Embedding(3, 2).cuda()(torch.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match=r"got weight is on cuda:0, .* tensors on cpu .*native_layer_norm\)$"):
+        nn.LayerNorm(3).cuda()(torch.ones(2, 3))
 
 
 def test_indexing_across_devices():

@@ -89,6 +89,7 @@ def embedding(input, weight, padding_idx=None):
     if input.dtype.is_floating_point or input.dtype.name == "bool":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    check_device("_index_select", ("self", weight), ("index", input))  # PyTorch's embedding is an index_select
     idx = input._array
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
@@ -105,6 +106,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
                            f"{list(input.shape)}")
+    check_device("_native_layer_norm", ("input", input), ("weight", weight), ("bias", bias))
     return fn.NativeLayerNorm.apply(input, weight, bias, k, eps)
 
 
