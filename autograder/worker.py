@@ -128,7 +128,8 @@ class Worker:
             sandbox.kill_descendants()
             sandbox.reap_orphans()
         self._read_events(root, context)
-        result = gradebook.submission_result(db_url, assignment, student, self.course_id)
+        # a submission nbgrader could not grade is not merged: its grades in the gradebook stay as they were
+        result = None if error else gradebook.submission_result(db_url, assignment, student, self.course_id)
         files = _autograded_files(notebook_dir, context) if notebook_dir.is_dir() else {}
         context.timings["job_s"] = time.monotonic() - begin
         return {"id": job["id"], "assignment": assignment, "student": student, "result": result, "files": files,
