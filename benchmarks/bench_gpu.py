@@ -73,7 +73,8 @@ def chibigrad_cuda():
     cuda = getattr(cg, "cuda", None)
     if cuda is None or not cuda.is_available():
         return None
-    return "simulated" if cuda.get_device_name() == SIMULATED_NAME else "real"
+    simulated = cuda.is_simulated() if hasattr(cuda, "is_simulated") else cuda.get_device_name() == SIMULATED_NAME
+    return "simulated" if simulated else "real"
 
 
 def torch_cuda():
@@ -218,6 +219,8 @@ def cpu_name():
 
 def main():
     kind = chibigrad_cuda()
+    if RECORD and QUICK:
+        sys.exit("bench_gpu: --record with --quick would record tiny sizes whose numbers mean nothing. Nothing written.")
     if RECORD and kind != "real":
         sys.exit("bench_gpu: --record needs a real CUDA device (chibigrad.cuda.is_available() with CuPy); "
                  f"here chibigrad's CUDA is {kind or 'not available'}. Nothing written.")
