@@ -161,7 +161,7 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
-            if value.shape != self.shape:
+            if value._array.shape != self._array.shape:
                 raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
                                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
                                    "the same size")

@@ -258,4 +258,4 @@ def _owned(grad):
     """
     if grad._shared_grad or grad._array.base is not None:
         return grad.detach().clone()
-    return grad.detach()
+    return grad if grad.grad_fn is None and not grad._requires_grad else grad.detach()
