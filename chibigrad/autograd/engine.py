@@ -166,17 +166,16 @@ def call_node(node, grads):
             grads = list(new)
     if len(grads) > 1:
         grads = _materialize(node, grads)
+    on_arrays = node.array_backward and not (grad_mode._state.enabled or anomaly_mode._state.enabled
+                                             or node._post_hooks)
     try:
-        if node.array_backward and not (grad_mode._state.enabled or anomaly_mode._state.enabled
-                                        or node._post_hooks):
-            outs = _apply_on_arrays(node, grads)
-        else:
-            outs = node.apply(*grads)
+        outs = _apply_on_arrays(node, grads) if on_arrays else node.apply(*grads)
     except Exception as err:
         anomaly_mode.report_failure(node, err)
         raise
     outs = _validate(node, outs)
-    _mark_shared(grads, outs)
+    if not on_arrays:  # _apply_on_arrays flagged its shared gradients already
+        _mark_shared(grads, outs)
     if anomaly_mode.is_anomaly_enabled():
         anomaly_mode.check_nan(node, outs)
     for hook in node._post_hooks:
