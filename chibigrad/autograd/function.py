@@ -81,23 +81,24 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
-        if not grad_mode._state.enabled:  # e.g. inside backward: nothing will be recorded
+        state = grad_mode._state
+        if not state.enabled:  # e.g. inside backward: nothing will be recorded
             return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
         Tensor = _tensor.Tensor
         needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
         if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
-            grad_mode._set_enabled(False)
+            state.enabled = False
             try:
                 return _run_unrecorded(cls, needs, args, kwargs)
             finally:
-                grad_mode._set_enabled(True)
+                state.enabled = True
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
-        grad_mode._set_enabled(False)  # forward itself is never recorded
+        state.enabled = False  # forward itself is never recorded
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
-            grad_mode._set_enabled(True)
+            state.enabled = True
         single = not isinstance(outputs, tuple)
         outputs = _new_outputs(ctx, args, (outputs,) if single else outputs)
         _connect(ctx, args, outputs)
