@@ -104,7 +104,7 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
                 if isinstance(node, AccumulateGrad):
                     continue
             outs = call_node(node, grads)
-            if not retain_graph:
+            if not retain_graph and node._saved:
                 node.release_saved()
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is not None and g is not None:
@@ -176,7 +176,7 @@ def call_node(node, grads):
     outs = _validate(node, outs)
     if not on_arrays:  # _apply_on_arrays flagged its shared gradients already
         _mark_shared(grads, outs)
-    if anomaly_mode.is_anomaly_enabled():
+    if anomaly_mode._state.enabled:
         anomaly_mode.check_nan(node, outs)
     for hook in node._post_hooks:
         new = hook(outs, tuple(grads))
