@@ -262,7 +262,7 @@ def _drop_non_tensor_args(node, outs, metas, positions):
         if g is not None and i not in positions:
             raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
                                f"{i + 1}, but the corresponding forward input was not a Variable")
-    return tuple(outs[i] for i in positions), tuple(metas[i] for i in positions)
+    return tuple([outs[i] for i in positions]), tuple([metas[i] for i in positions])
 
 
 def _fit(node, index, grad, meta):
