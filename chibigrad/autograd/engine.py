@@ -192,22 +192,23 @@ def _apply_on_arrays(node, grads):
     tensors; without create_graph nothing needs recording, so skipping the Tensor
     layer saves a Function call per operation. Ops opt in with ``array_backward = True``.
     """
+    arrays = [None if g is None else g._array for g in grads]
     node._array_mode = True
     try:
-        outs = node.apply(*[None if g is None else g._array for g in grads])
+        outs = node.apply(*arrays)
     finally:
         node._array_mode = False
     if type(outs) is not tuple:
         outs = (outs,)
-    return tuple(None if o is None else _wrap_grad(o, grads) for o in outs)
+    return tuple([None if o is None else _wrap_grad(o, arrays) for o in outs])
 
 
-def _wrap_grad(array, grads_in):
+def _wrap_grad(array, arrays_in):
     """A gradient array as a Tensor, flagged shared when it is (a view of) an incoming one."""
     if type(array) is not np.ndarray:
         array = _device.as_array(array)
     t = _tensor.wrap(array)
-    if array.base is not None or any([g is not None and array is g._array for g in grads_in]):
+    if array.base is not None or any([array is a for a in arrays_in]):
         t._shared_grad = True
     return t
 
