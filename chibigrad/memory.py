@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-_live = {}  # id(buffer) -> (weakref to the buffer, nbytes)
+_live = {}  # id(buffer) -> _BufferRef, a weak reference to the buffer
 _saved = {}  # id(buffer) -> [nbytes, number of saved tensors holding it]
 _stats = {"allocated": 0, "peak_allocated": 0, "saved": 0, "peak_saved": 0}
 
@@ -28,13 +28,17 @@ def _buffer(array):
     return array
 
 
+class _BufferRef(weakref.ref):
+    """A weak reference that remembers its buffer's key and size: when numpy frees
+    the buffer, the callback still knows which entry to drop and how many bytes."""
+
+    __slots__ = ("key", "nbytes")
+
+
 def _forget(ref):
     """numpy freed a tracked buffer: stop counting it."""
-    key = _keys.pop(id(ref))
-    _stats["allocated"] -= _live.pop(key)[1]
-
-
-_keys = {}  # id(weakref) -> id(buffer), so the callback knows which entry died
+    del _live[ref.key]
+    _stats["allocated"] -= ref.nbytes
 
 
 def track(array):
@@ -46,11 +50,10 @@ def track(array):
     key = id(buf)
     if key in _live:
         return
-    ref = weakref.ref(buf, _forget)
-    _keys[id(ref)] = key
-    _live[key] = (ref, buf.nbytes)
+    ref = _live[key] = _BufferRef(buf, _forget)
+    ref.key, ref.nbytes = key, buf.nbytes
     stats = _stats
-    stats["allocated"] += buf.nbytes
+    stats["allocated"] += ref.nbytes
     if stats["allocated"] > stats["peak_allocated"]:
         stats["peak_allocated"] = stats["allocated"]
 
@@ -63,19 +66,17 @@ def _track_cuda(buf):
     key = id(buf)
     if key in _live:
         return
-    ref = weakref.ref(buf, _forget_cuda)
-    _keys[id(ref)] = key
-    _live[key] = (ref, buf.nbytes)
+    ref = _live[key] = _BufferRef(buf, _forget_cuda)
+    ref.key, ref.nbytes = key, buf.nbytes
     for stats in (_stats, _cuda_stats):
-        stats["allocated"] += buf.nbytes
+        stats["allocated"] += ref.nbytes
         if stats["allocated"] > stats["peak_allocated"]:
             stats["peak_allocated"] = stats["allocated"]
 
 
 def _forget_cuda(ref):
-    nbytes = _live[_keys[id(ref)]][1]
     _forget(ref)
-    _cuda_stats["allocated"] -= nbytes
+    _cuda_stats["allocated"] -= ref.nbytes
 
 
 def track_saved(array):

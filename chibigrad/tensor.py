@@ -18,6 +18,7 @@ from ._dtype import Size, dtype as _dtype_cls, from_numpy_dtype
 from . import _device
 from .autograd import grad_mode
 from .autograd.grad_mode import _state as _grad_state
+from .autograd.node import AccumulateGrad, RemovableHandle
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -160,7 +161,7 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
-            if value.shape != self.shape:
+            if value._array.shape != self._array.shape:
                 raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
                                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
                                    "the same size")
@@ -214,7 +215,6 @@ class Tensor:
 
     def _accumulator(self):
         """The leaf's AccumulateGrad node, shared by every graph that uses the leaf."""
-        from .autograd.node import AccumulateGrad
         node = self._grad_accumulator and self._grad_accumulator()
         if node is None:
             node = AccumulateGrad(self)
@@ -229,7 +229,6 @@ class Tensor:
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; it may return a replacement."""
-        from .autograd.node import RemovableHandle
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
@@ -246,7 +245,6 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a leaf's ``.grad`` has been updated."""
-        from .autograd.node import RemovableHandle
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if self._post_accumulate_hooks is None:

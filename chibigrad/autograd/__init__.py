@@ -5,6 +5,9 @@ instead. Both check their arguments, then hand the graph to the engine.
 """
 import warnings
 
+import numpy as np
+
+from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import engine, grad_mode
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
@@ -15,7 +18,6 @@ from .node import AccumulateGrad, Node, SavedTensor
 
 def _make_grads(outputs, grad_outputs):
     """The gradient to start each output with: ones for a scalar, else the given one."""
-    from ..creation import ones_like
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None and not out.requires_grad:
@@ -26,7 +28,7 @@ def _make_grads(outputs, grad_outputs):
             if not out.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{out.dtype}")
-            g = ones_like(out)
+            g = _tensor.wrap(np.ones_like(out._array))  # same dtype (and array type: device) as out
         elif g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                                f"has a shape of {out.shape}.")

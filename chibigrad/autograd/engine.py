@@ -104,7 +104,7 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
                 if isinstance(node, AccumulateGrad):
                     continue
             outs = call_node(node, grads)
-            if not retain_graph:
+            if not retain_graph and node._saved:
                 node.release_saved()
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is not None and g is not None:
@@ -166,18 +166,17 @@ def call_node(node, grads):
             grads = list(new)
     if len(grads) > 1:
         grads = _materialize(node, grads)
+    on_arrays = node.array_backward and not (grad_mode._state.enabled or anomaly_mode._state.enabled
+                                             or node._post_hooks)
     try:
-        if node.array_backward and not (grad_mode._state.enabled or anomaly_mode._state.enabled
-                                        or node._post_hooks):
-            outs = _apply_on_arrays(node, grads)
-        else:
-            outs = node.apply(*grads)
+        outs = _apply_on_arrays(node, grads) if on_arrays else node.apply(*grads)
     except Exception as err:
         anomaly_mode.report_failure(node, err)
         raise
     outs = _validate(node, outs)
-    _mark_shared(grads, outs)
-    if anomaly_mode.is_anomaly_enabled():
+    if not on_arrays:  # _apply_on_arrays flagged its shared gradients already
+        _mark_shared(grads, outs)
+    if anomaly_mode._state.enabled:
         anomaly_mode.check_nan(node, outs)
     for hook in node._post_hooks:
         new = hook(outs, tuple(grads))
@@ -193,22 +192,23 @@ def _apply_on_arrays(node, grads):
     tensors; without create_graph nothing needs recording, so skipping the Tensor
     layer saves a Function call per operation. Ops opt in with ``array_backward = True``.
     """
+    arrays = [None if g is None else g._array for g in grads]
     node._array_mode = True
     try:
-        outs = node.apply(*[None if g is None else g._array for g in grads])
+        outs = node.apply(*arrays)
     finally:
         node._array_mode = False
     if type(outs) is not tuple:
         outs = (outs,)
-    return tuple(None if o is None else _wrap_grad(o, grads) for o in outs)
+    return tuple([None if o is None else _wrap_grad(o, arrays) for o in outs])
 
 
-def _wrap_grad(array, grads_in):
+def _wrap_grad(array, arrays_in):
     """A gradient array as a Tensor, flagged shared when it is (a view of) an incoming one."""
     if type(array) is not np.ndarray:
         array = _device.as_array(array)
     t = _tensor.wrap(array)
-    if array.base is not None or any([g is not None and array is g._array for g in grads_in]):
+    if array.base is not None or any([array is a for a in arrays_in]):
         t._shared_grad = True
     return t
 
@@ -263,7 +263,7 @@ def _drop_non_tensor_args(node, outs, metas, positions):
         if g is not None and i not in positions:
             raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
                                f"{i + 1}, but the corresponding forward input was not a Variable")
-    return tuple(outs[i] for i in positions), tuple(metas[i] for i in positions)
+    return tuple([outs[i] for i in positions]), tuple([metas[i] for i in positions])
 
 
 def _fit(node, index, grad, meta):

@@ -43,7 +43,6 @@ class BackwardCFunction(Node, FunctionCtx):
     to_save = ()
     dirty_tensors = ()
     non_differentiable = ()
-    _save_layout = ()
 
     def apply(self, *grad_outputs):
         return self._forward_cls.backward(self, *grad_outputs)
@@ -53,14 +52,8 @@ class BackwardCFunction(Node, FunctionCtx):
     @property
     def saved_tensors(self):
         if self._array_mode:
-            return tuple(None if s is None else s.unpack_array(self) for s in self._saved_slots)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved_slots)
-
-    @property
-    def _saved_slots(self):
-        # None entries in save_for_backward stay None; the rest are SavedTensors
-        it = iter(self._saved)
-        return [None if empty else next(it) for empty in self._save_layout]
+            return tuple([None if s is None else s.unpack_array(self) for s in self._saved])
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
 
 class FunctionMeta(type):
@@ -88,23 +81,24 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
-        if not grad_mode._state.enabled:  # e.g. inside backward: nothing will be recorded
+        state = grad_mode._state
+        if not state.enabled:  # e.g. inside backward: nothing will be recorded
             return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
         Tensor = _tensor.Tensor
         needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
         if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
-            grad_mode._set_enabled(False)
+            state.enabled = False
             try:
                 return _run_unrecorded(cls, needs, args, kwargs)
             finally:
-                grad_mode._set_enabled(True)
+                state.enabled = True
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
-        grad_mode._set_enabled(False)  # forward itself is never recorded
+        state.enabled = False  # forward itself is never recorded
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
-            grad_mode._set_enabled(True)
+            state.enabled = True
         single = not isinstance(outputs, tuple)
         outputs = _new_outputs(ctx, args, (outputs,) if single else outputs)
         _connect(ctx, args, outputs)
@@ -157,11 +151,10 @@ def _connect(ctx, args, outs):
     ctx._output_meta = [_mark_output(ctx, nr, out) for nr, out in enumerate(outs)]
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
-    to_save = ctx.__dict__.pop("to_save", ())
-    # Only where the Nones were: keeping the tensors themselves here would hold their data after
-    # backward frees it, and a saved output would form a cycle output -> grad_fn -> output.
-    ctx._save_layout = tuple(t is None for t in to_save)
-    ctx._saved = [SavedTensor(t, any([t is o for o in outs])) for t in to_save if t is not None]
+    # SavedTensors, not the tensors: keeping those would hold their data after backward
+    # frees it, and a saved output would form a cycle output -> grad_fn -> output.
+    ctx._saved = [None if t is None else SavedTensor(t, any([t is o for o in outs]))
+                  for t in ctx.__dict__.pop("to_save", ())]
 
 
 def _mark_output(ctx, nr, out):

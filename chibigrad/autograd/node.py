@@ -147,7 +147,7 @@ class Node:
 
     # Class-level defaults keep node creation cheap: most nodes have no hooks.
     next_functions = ()
-    _saved = ()
+    _saved = ()  # a SavedTensor (or None) per tensor given to save_for_backward
     _input_meta = ()  # (shape, numpy dtype, array type) of each forward input that needs a gradient
     _tensor_args = ()  # positions of the forward's tensor arguments
     array_backward = False  # may the engine run backward on bare numpy arrays? (see engine.call_node)
@@ -194,13 +194,14 @@ class Node:
     def release_saved(self):
         """Free every saved tensor: the graph can no longer be differentiated through here."""
         for saved in self._saved:
-            saved.release()
+            if saved is not None:
+                saved.release()
 
     @property
     def saved_tensors_info(self):
         """``(shape, dtype, nbytes, released)`` for each saved tensor (as it was, if freed), for graph pictures."""
         metas = [(s._freed_meta if s.is_released else (s._data.shape, s._data.dtype, s._data.nbytes), s.is_released)
-                 for s in self._saved]
+                 for s in self._saved if s is not None]
         return [(tuple(shape), from_numpy_dtype(dtype), nbytes, released) for (shape, dtype, nbytes), released in metas]
 
 
@@ -258,4 +259,4 @@ def _owned(grad):
     """
     if grad._shared_grad or grad._array.base is not None:
         return grad.detach().clone()
-    return grad.detach()
+    return grad if grad.grad_fn is None and not grad._requires_grad else grad.detach()

@@ -15,7 +15,7 @@ from .. import _device
 from ..autograd.function import Function
 from ..ops._util import arrays
 from ..ops.shape import IndexGrad
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 
 # ---- erf, GELU, SiLU ----------------------------------------------------------
 _math_erf = np.frompyfunc(math.erf, 1, 1)
@@ -150,6 +150,7 @@ class NllLoss(Function):
     as arrays: they get no gradient, so the node has no edges for them.
     """
     node_name = "NllLossBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, logp, target, weight, reduction, ignore_index):
@@ -173,8 +174,9 @@ class NllLoss(Function):
         coeff = np.zeros_like(ctx.scale, shape=(len(ctx.rows), ctx.logp_shape[1 if len(ctx.logp_shape) > 1 else 0]))
         coeff[ctx.rows, ctx.targets] = ctx.scale
         if ctx.reduction == "none" and grad.ndim > 0:
-            grad = grad.unsqueeze(1)
-        return grad * wrap(_back_to_layout(coeff, ctx.logp_shape)), None, None, None, None
+            grad = grad.reshape(grad.shape[0], 1, *grad.shape[1:])
+        coeff = _back_to_layout(coeff, ctx.logp_shape)
+        return grad * (wrap(coeff) if isinstance(grad, Tensor) else coeff), None, None, None, None
 
 
 def _samples_by_classes(x, target):

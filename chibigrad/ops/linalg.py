@@ -151,9 +151,9 @@ class Addmm(Function):
 
 def linear(x, weight, bias=None):
     """``x @ weight.T + bias`` (PyTorch's F.linear)."""
-    if x.ndim == 2:
+    if x._array.ndim == 2:
         check_device("addmm", ("self", bias), ("mat1", x), ("mat2", weight))
-        if x.shape[1] != weight.shape[-1]:
+        if x._array.shape[1] != weight._array.shape[-1]:
             _check_inner(x, weight.mT, -2)  # raises PyTorch's message (weight.mT would be a recorded node)
         return Addmm.apply(bias, x, weight)
     out = matmul(x, weight.mT)

@@ -8,7 +8,7 @@ import collections
 import numpy as np
 
 from ..autograd.function import Function
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from ._util import float_array, normalize_dims, unsqueeze_dims
 
 values_indices = collections.namedtuple("return_types", ["values", "indices"])
@@ -272,6 +272,7 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
+    array_backward = True
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -285,7 +286,9 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+        if not isinstance(out, Tensor):  # run on arrays (engine._apply_on_arrays): numpy's spelling
+            return grad - np.exp(out) * grad.sum(ctx.dim, keepdims=True), None
+        return grad - out.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
 class LogSumExp(Function):
