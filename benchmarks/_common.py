@@ -17,8 +17,9 @@ QUICK = "--quick" in sys.argv or os.environ.get("CHIBIGRAD_BENCH_QUICK") == "1"
 """Tiny sizes, to check that a script still runs (tests/test_benchmarks.py); its numbers mean nothing."""
 
 
-def interleaved(functions, repeats):
-    """Median CPU seconds per call of each function, calling them in turn ``repeats`` times.
+def interleaved(functions, repeats, block=1):
+    """Median CPU seconds per call of each function, calling them in turn ``repeats`` times
+    (``block`` consecutive calls a turn, timed together).
 
     CPU time of this process (one thread) rather than wall time, so other
     processes sharing the machine's cores do not count; interleaving spreads
@@ -29,8 +30,9 @@ def interleaved(functions, repeats):
     for _ in range(repeats):
         for name, fn in functions.items():
             start = time.process_time()
-            fn()
-            times[name].append(time.process_time() - start)
+            for _ in range(block):
+                fn()
+            times[name].append((time.process_time() - start) / block)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
