@@ -448,3 +448,16 @@ def test_out_of_domain_values_give_nan_and_inf_silently(recwarn):
     y = x.log() + x.sqrt() + 1 / x + x ** 0.5
     y.sum().backward()
     assert not [w for w in recwarn.list if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_no_degrees_of_freedom_warns_as_pytorch_and_gives_nan(name):
+    x = torch.tensor([1.0], requires_grad=True)
+    with pytest.warns(UserWarning) as caught:
+        out = getattr(x, name)()
+    assert [str(w.message) for w in caught] == [
+        f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor (input "
+        "numel divided by output numel). (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)"]
+    assert caught[0].filename == __file__  # attributed to the caller's line, not to chibigrad
+    assert np.isnan(out.item())

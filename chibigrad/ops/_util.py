@@ -1,4 +1,7 @@
 """Small helpers shared by the op definitions."""
+import sys
+import warnings
+
 import numpy as np
 
 from .. import _device
@@ -102,3 +105,12 @@ def save_needed(ctx, a, b):
     (Saving both regardless would keep memory alive that backward never reads.)"""
     need_a, need_b = ctx.needs_input_grad[:2]
     ctx.save_for_backward(a if need_b else None, b if need_a else None)
+
+
+def warn(message, category=UserWarning):
+    """``warnings.warn`` pointing at the first line outside chibigrad, as PyTorch's C++
+    warnings point at the Python line that called into torch."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("chibigrad"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

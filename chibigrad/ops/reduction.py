@@ -4,12 +4,13 @@ A reduction's backward broadcasts the incoming gradient back over the
 reduced dimensions: ``unsqueeze_dims`` restores them as size-1 axes first.
 """
 import collections
+import warnings
 
 import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from ._util import float_array, normalize_dims, unsqueeze_dims
+from ._util import float_array, normalize_dims, unsqueeze_dims, warn
 
 values_indices = collections.namedtuple("return_types", ["values", "indices"])
 
@@ -166,7 +167,13 @@ def _spread(ctx, fn, a, dim, correction, keepdim):
     """np.var or np.std over ``dim``; remembers on ctx what both backwards need."""
     ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
     ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
-    return fn(a._array, axis=ctx.dims, ddof=correction, keepdims=keepdim).astype(a._array.dtype, copy=False)
+    if ctx.denom == 0:  # the result is nan, as in PyTorch, which says why
+        warn(f"{fn.__name__}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+             "factor (input numel divided by output numel). (Triggered internally at "
+             "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+    with warnings.catch_warnings():  # not numpy's RuntimeWarning as well
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return fn(a._array, axis=ctx.dims, ddof=correction, keepdims=keepdim).astype(a._array.dtype, copy=False)
 
 
 class Var(Function):
