@@ -22,9 +22,6 @@ TOL = {"float32": dict(rtol=1e-5, atol=1e-5), "float64": dict(rtol=1e-10, atol=1
 # Through six layers with BatchNorm over 4 samples, float32 rounding reaches ~2e-5 (torch's own float32
 # numbers are that far from the float64 answer too, and chibigrad's are closer).
 DEEP_TOL = dict(rtol=1e-4, atol=5e-5)
-# grad_fn names that come from chibigrad.ops.linear, which records one AddmmBackward0 whatever the case;
-# PyTorch records MmBackward0 without a bias and ViewBackward0(AddmmBackward0) for 3-D input.
-LINEAR_NAME_GAPS = {"linear_nobias", "linear_3d"}
 
 
 def _dtype(name):
@@ -66,8 +63,7 @@ def test_module_matches_torch(case):
     dt = case["dtype"]
     close(out.detach().numpy(), case["output"], dt)
     assert out.dtype is _dtype(dt)
-    if case["name"] not in LINEAR_NAME_GAPS:
-        assert (type(out.grad_fn).__name__ if out.grad_fn else "NoneType") == case["grad_fn"]
+    assert (type(out.grad_fn).__name__ if out.grad_fn else "NoneType") == case["grad_fn"]
     (out * torch.tensor(case["grad_out"], dtype=_dtype(dt))).sum().backward()
     for t, expected in zip(inputs, case["input_grads"]):
         if expected is None:

@@ -80,7 +80,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 # ---- linear and embedding -------------------------------------------------------------
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``: one AddmmBackward0 node for a batch of vectors."""
+    """``input @ weight.T + bias``: AddmmBackward0 (or MmBackward0) and TBackward0, as in PyTorch."""
     return ops.linear(input, weight, bias)
 
 

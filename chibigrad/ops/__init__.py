@@ -183,7 +183,7 @@ def transpose(a, dim0, dim1):
 def t(a):
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return sh.T.apply(a, 0, -1) if a.ndim == 2 else a
+    return sh.T.apply(a) if a.ndim == 2 else a
 
 
 def permute(a, *dims):

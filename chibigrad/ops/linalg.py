@@ -1,9 +1,12 @@
 """Matrix products. Gradients of C = A @ B: dA = dC @ B^T, dB = A^T @ dC."""
+import math
+
 import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import wrap
 from ._util import check_device, promoted, save_needed
+from .shape import SqueezeMatmul, UnsafeView
 
 
 class Mm(Function):
@@ -13,6 +16,7 @@ class Mm(Function):
     @staticmethod
     def forward(ctx, a, b):
         save_needed(ctx, a, b)
+        ctx.mat2_column_major = _column_major(b._array)
         x, y = promoted(a, b)
         return wrap(x @ y)
 
@@ -20,7 +24,18 @@ class Mm(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return (grad @ b.mT if ctx.needs_input_grad[0] else None,
-                a.mT @ grad if ctx.needs_input_grad[1] else None)
+                _mat2_grad(ctx, grad, a) if ctx.needs_input_grad[1] else None)
+
+
+def _column_major(m):
+    """Whether ``m`` is a transposed matrix, such as ``weight.t()`` in F.linear."""
+    return m.ndim == 2 and m.flags.f_contiguous and not m.flags.c_contiguous
+
+
+def _mat2_grad(ctx, grad, mat1):
+    """``mat1^T @ grad`` with mat2's layout: for a column-major mat2 PyTorch computes
+    ``(grad^T @ mat1)^T``, so that weight.grad, one transpose further back, is row-major."""
+    return (grad.mT @ mat1).mT if ctx.mat2_column_major else mat1.mT @ grad
 
 
 class Bmm(Mm):
@@ -69,6 +84,9 @@ def matmul(a, b):
     """Dispatch on dimensions as torch.matmul does."""
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    if a.ndim >= 3 and b.ndim <= 2:  # a batch of rows times a matrix: one mm (or mv) on the rows, as PyTorch folds it
+        rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+        return UnsafeView.apply(matmul(rows, b), a.shape[:-1] + b.shape[1:])
     _check_matmul_device(a, b)
     if a.ndim == 1 and b.ndim == 1:
         if a.shape != b.shape:
@@ -82,7 +100,6 @@ def matmul(a, b):
                                f"vec ({b.shape[0]})")
         return Mv.apply(a, b)
     if a.ndim == 1:
-        from .shape import SqueezeMatmul
         return SqueezeMatmul.apply(matmul(a.unsqueeze(0), b), -2)
     if b.ndim == 1:
         return matmul(a, b.unsqueeze(-1)).squeeze(-1)
@@ -127,34 +144,42 @@ def _check_inner(a, b, b_dim):
 
 
 class Addmm(Function):
-    """``bias + x @ weight.T`` in one node: nn.Linear's forward on a batch."""
+    """``bias + mat1 @ mat2`` in one node: F.linear on a batch, with mat2 = weight.t()."""
     node_name = "AddmmBackward0"
     array_backward = True
 
     @staticmethod
-    def forward(ctx, bias, x, weight):
-        _, need_x, need_w = ctx.needs_input_grad
-        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
-        out = x._array @ weight._array.T
-        if bias is not None:
-            out += bias._array
+    def forward(ctx, bias, mat1, mat2):
+        _, need_mat1, need_mat2 = ctx.needs_input_grad
+        ctx.save_for_backward(mat1 if need_mat2 else None, mat2 if need_mat1 else None)
+        ctx.mat2_column_major, ctx.bias_ndim = _column_major(mat2._array), bias.ndim
+        out = mat1._array @ mat2._array
+        out += bias._array
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        need_bias, need_x, need_w = ctx.needs_input_grad
-        return (grad.sum(0) if need_bias else None,
-                grad @ weight if need_x else None,
-                grad.mT @ x if need_w else None)
+        mat1, mat2 = ctx.saved_tensors
+        need_bias, need_mat1, need_mat2 = ctx.needs_input_grad
+        # a row of biases is summed here; the engine sums any other broadcast bias back to its shape
+        bias_grad = (grad.sum(0) if ctx.bias_ndim == 1 else grad) if need_bias else None
+        return bias_grad, grad @ mat2.mT if need_mat1 else None, _mat2_grad(ctx, grad, mat1) if need_mat2 else None
+
+
+def addmm(bias, mat1, mat2):
+    check_device("addmm", ("self", bias), ("mat1", mat1), ("mat2", mat2))
+    _check_inner(mat1, mat2, -2)
+    return Addmm.apply(bias, mat1, mat2)
 
 
 def linear(x, weight, bias=None):
-    """``x @ weight.T + bias`` (PyTorch's F.linear)."""
-    if x._array.ndim == 2:
-        check_device("addmm", ("self", bias), ("mat1", x), ("mat2", weight))
-        if x._array.shape[1] != weight._array.shape[-1]:
-            _check_inner(x, weight.mT, -2)  # raises PyTorch's message (weight.mT would be a recorded node)
-        return Addmm.apply(bias, x, weight)
-    out = matmul(x, weight.mT)
-    return out if bias is None else out + bias
+    """``x @ weight.t() + bias``, recorded as PyTorch's F.linear records it: addmm on the rows of x
+    (viewed as 2-D when x is contiguous), else matmul then an in-place add of the bias."""
+    weight_t = weight.t()
+    if bias is not None and x.ndim == 2:
+        return addmm(bias, x, weight_t)
+    if bias is not None and x.is_contiguous() and (x.ndim == 3 or bias.ndim == 1):
+        rows = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+        return addmm(bias, rows, weight_t).view(*x.shape[:-1], weight.shape[0])
+    out = matmul(x, weight_t)
+    return out if bias is None else out.add_(bias)

@@ -38,7 +38,7 @@ class View(Function):
 
 
 class UnsafeView(Function):
-    """A reshape that had to copy (the input was not contiguous)."""
+    """A reshape of a fresh result (a copy, a product), which autograd need not track as a view."""
     node_name = "UnsafeViewBackward0"
 
     @staticmethod
@@ -52,11 +52,12 @@ class UnsafeView(Function):
 
 
 def reshape(a, shape):
-    """A view when the data allows it (ViewBackward0), else a copy (UnsafeViewBackward0)."""
+    """A view when the data allows it (ViewBackward0), else a reshaped contiguous copy
+    (UnsafeViewBackward0 over CloneBackward0)."""
     try:
         np.reshape(a._array, shape, copy=False)
     except ValueError:
-        return UnsafeView.apply(a, shape)
+        return UnsafeView.apply(a.clone(), shape)
     return View.apply(a, shape)
 
 
@@ -123,8 +124,18 @@ class Transpose(Function):
         return grad.transpose(*ctx.dims), None, None
 
 
-class T(Transpose):
+class T(Function):
+    """``a.t()`` of a matrix (F.linear's ``weight.t()``): its gradient is transposed back."""
     node_name = "TBackward0"
+    array_backward = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return view_of(a, a._array.T)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.mT
 
 
 class Permute(Function):
