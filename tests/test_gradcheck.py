@@ -349,9 +349,7 @@ GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sqrt", "sin
             "clamp_both", "where", "maximum", "hypot", "sum_dim", "mean_dim_keepdim", "max_dim", "prod",
             "norm_dim", "var", "std", "softmax", "log_softmax", "logsumexp", "matmul_batched_broadcast", "mm",
             "dot", "linear", "reshape", "permute", "expand", "index_int_array_repeats", "index_bool_mask",
-            "setitem", "cat", "stack", "split", "unbind", "mul_",
-            pytest.param("prod_one_zero", marks=pytest.mark.xfail(
-                strict=True, reason="prod's backward with zeros is computed on arrays: no double backward"))]
+            "setitem", "cat", "stack", "split", "unbind", "mul_", "prod_one_zero", "prod_two_zeros", "prod_dim_zero"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)

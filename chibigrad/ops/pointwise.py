@@ -303,7 +303,28 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (out > 0)
+        if not isinstance(grad, Tensor):  # on the engine's bare arrays nothing is recorded: the mask is all
+            return grad * (out > 0)
+        return ThresholdBackward.apply(grad, out)
+
+
+class ThresholdBackward(Function):
+    """ReLU's backward as a recorded op (PyTorch's threshold_backward), for create_graph.
+
+    It depends on the saved output only through the mask, so that derivative is zero;
+    PyTorch still records the edge, and what feeds the output (a bias) gets a zero
+    gradient rather than none."""
+    node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(out)
+        return wrap(grad._array * (out._array > 0))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out > 0), grad.new_zeros(grad.shape) if ctx.needs_input_grad[1] else None
 
 
 class Clamp(Function):

@@ -8,8 +8,11 @@ import warnings
 
 import numpy as np
 
+from .. import _device
+from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
+from .pointwise import where
 from ._util import float_array, normalize_dims, unsqueeze_dims, warn
 
 values_indices = collections.namedtuple("return_types", ["values", "indices"])
@@ -149,11 +152,14 @@ def _prod_of_others(a, dims):
     """For each element, the product of the other elements reduced with it.
 
     Without zeros this is prod / x (differentiable, so double backward works);
-    with zeros it is computed directly on the arrays.
+    with zeros, for create_graph a differentiable product of each element's
+    others, else, faster, products from the left and right on the arrays.
     """
     x = a._array
     if (x != 0).all():
         return a.prod(dim=dims, keepdim=True) / a
+    if grad_mode.is_grad_enabled():
+        return _prod_of_others_differentiable(a, dims)
     moved = np.moveaxis(x, dims, range(-len(dims), 0))
     flat = moved.reshape(moved.shape[:moved.ndim - len(dims)] + (-1,))
     ones = np.ones_like(x, shape=flat.shape[:-1] + (1,))
@@ -161,6 +167,17 @@ def _prod_of_others(a, dims):
     right = np.cumprod(np.concatenate([flat[..., 1:], ones], -1)[..., ::-1], -1)[..., ::-1]
     others = (left * right).reshape(moved.shape)
     return wrap(np.moveaxis(others, range(-len(dims), 0), dims))
+
+
+def _prod_of_others_differentiable(a, dims):
+    """Row i of an n x n matrix holds the n elements reduced together, the i-th replaced by 1;
+    the row's product is the i-th answer. Exact to any order, at n times the memory of ``a``."""
+    kept = [d for d in range(a.ndim) if d not in dims]
+    moved = a.permute(*kept, *dims)
+    flat = moved.reshape(*moved.shape[:len(kept)], -1)
+    n = flat.shape[-1]
+    rows = where(wrap(_device.array_module(a._array).eye(n, dtype=bool)), 1.0, flat.unsqueeze(-2))
+    return rows.prod(-1).reshape(moved.shape).permute(*np.argsort(kept + list(dims)).tolist())
 
 
 def _spread(ctx, fn, a, dim, correction, keepdim):
