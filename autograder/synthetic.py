@@ -1,12 +1,13 @@
 """A synthetic class for testing and timing the grader: students made from the solutions and the
 wrong-answer corpus, plus every kind of bad input and hostile code the grader must withstand.
 
-``tests/test_autograder.py`` grades it end to end and ``benchmarks/bench_autograde.py`` times a
+``tests/test_autograder.py`` grades it end to end and ``benchmarks/grade_class.py`` times a
 100-student version. Each student comes with the points it must get, exercise by exercise.
 """
 import copy
 import csv
 import datetime
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -18,6 +19,17 @@ DUE = datetime.datetime(2030, 1, 15, 23, 59, tzinfo=datetime.timezone.utc)
 ON_TIME = DUE - datetime.timedelta(days=1)
 LATE = DUE + datetime.timedelta(days=2)
 MARKER = "317.25"  # `sleep 317.25`: the processes the many-processes student starts, easy to find afterwards
+
+
+def course_copy(base, assignments):
+    """A fresh course directory under ``base`` with the repository's sources of ``assignments``."""
+    course_dir = Path(base) / "course"
+    course_dir.mkdir(parents=True)
+    shutil.copy(course_build.NOTEBOOKS / "nbgrader_config.py", course_dir)
+    for sub in ("source", "source_text"):
+        for name in assignments:
+            shutil.copytree(course_build.NOTEBOOKS / sub / name, course_dir / sub / name)
+    return course_dir
 
 
 def source_notebook(course_dir, assignment):
@@ -263,7 +275,7 @@ def canvas_zip(path, students, roster):
                 name = name.replace(".ipynb", "-1.ipynb")
             _zip_write(zf, name, st.data(), st.when, latin1="latin1-name" in st.tags)
         # what collect must report and leave out: not a notebook, a student not on the roster
-        _zip_write(zf, f"solutionsa01_1000_5999_notes.pdf", b"%PDF-1.4", ON_TIME)
+        _zip_write(zf, "solutionsa01_1000_5999_notes.pdf", b"%PDF-1.4", ON_TIME)
         _zip_write(zf, f"strangerunknown_4242_5998_{students[0].assignment}.ipynb", students[0].data(), ON_TIME)
 
 

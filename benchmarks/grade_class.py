@@ -36,16 +36,6 @@ from autograder import grading, release, synthetic  # noqa: E402
 from autograder.config import Course  # noqa: E402
 
 
-def make_course(base, assignments):
-    course_dir = base / "course"
-    course_dir.mkdir(parents=True)
-    shutil.copy(course_build.NOTEBOOKS / "nbgrader_config.py", course_dir)
-    for sub in ("source", "source_text"):
-        for name in assignments:
-            shutil.copytree(course_build.NOTEBOOKS / sub / name, course_dir / sub / name)
-    return course_dir
-
-
 def releasable(candidates):
     """The assignments whose generated notebooks are up to date (others are being written)."""
     stale = {p.parent.name for p in course_build.build_sources(check=True)}
@@ -109,7 +99,7 @@ def main():
     print(f"{students} students x {len(assignments)} assignments ({', '.join(assignments)})"
           + (f"; skipped (sources out of date): {', '.join(skipped)}" if skipped else ""))
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    template = make_course(base / "template", assignments)
+    template = synthetic.course_copy(base / "template", assignments)
     release.release(Course(template), assignments, base / "student", make_zip=False)
     fill_class(template, assignments, students)
     runs = [(w, True) for w in worker_counts] + ([(1, False)] if args.no_verify else [])

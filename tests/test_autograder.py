@@ -202,16 +202,6 @@ def test_collect_from_a_plain_folder_without_a_roster(tmp_path):
 
 # ---- the term, end to end -------------------------------------------------------------------------------------------
 
-def _course_copy(base):
-    course_dir = base / "course"
-    course_dir.mkdir(parents=True)
-    shutil.copy(course_build.NOTEBOOKS / "nbgrader_config.py", course_dir)
-    for sub in ("source", "source_text"):
-        for assignment in ASSIGNMENTS:
-            shutil.copytree(course_build.NOTEBOOKS / sub / assignment, course_dir / sub / assignment)
-    return course_dir
-
-
 def _dump(course_dir, students=None):
     data = gradebook.dump(Course(course_dir).db_url, "chibigrad")
     return data if students is None else _restrict(data, students)
@@ -245,7 +235,7 @@ pytestmark = pytest.mark.xdist_group("autograder")  # one `term` per run, also u
 def term(tmp_path_factory):
     """Release, collect, grade (2 workers); a copy of the collected course for serial nbgrader and one for shards."""
     base = tmp_path_factory.mktemp("term")
-    course_dir = _course_copy(base)
+    course_dir = synthetic.course_copy(base, ASSIGNMENTS)
     times = {}
     start = time.perf_counter()
     autograder(course_dir, "release", "--no-zip", "--dest", base / "student", "--due", "01_graphs=2030-01-15T23:59",
@@ -498,7 +488,7 @@ def test_integrity_flags_what_was_tampered_with(term):
 def test_without_landlock_what_a_submission_breaks_is_put_back(tmp_path):
     """Where the OS offers no Landlock the attacks reach the real course; the grader notices and
     restores the gradebook and the submissions, and the grades are still exact."""
-    course_dir = _course_copy(tmp_path)
+    course_dir = synthetic.course_copy(tmp_path, ASSIGNMENTS)
     shutil.rmtree(course_dir / "source" / "02_backward")
     shutil.rmtree(course_dir / "source_text" / "02_backward")
     autograder(course_dir, "release", "--no-zip", "--dest", tmp_path / "student")
