@@ -11,7 +11,7 @@ import pytest
 
 import chibigrad as torch
 import chibigrad.nn.functional as F
-from chibigrad import _device, nn
+from chibigrad import nn
 
 cupy = pytest.importorskip("cupy", reason="real-CUDA tests need CuPy: pip install -r requirements-gpu.txt")
 try:
@@ -20,7 +20,7 @@ except Exception:  # no driver, or a driver too old for this CuPy
     _GPUS = 0
 pytestmark = pytest.mark.skipif(_GPUS == 0, reason="CuPy is installed but sees no GPU")
 
-from test_device import DOUBLE_BACKWARD, OPS, _run, host  # noqa: E402 - needs the skip above first
+from test_device import DOUBLE_BACKWARD, OPS, _run, host, select_cuda  # noqa: E402 - needs the skip above first
 
 CUDA = torch.device("cuda:0")
 
@@ -28,10 +28,7 @@ CUDA = torch.device("cuda:0")
 @pytest.fixture(autouse=True)
 def real_cuda(monkeypatch):
     """CuPy's device, whatever CHIBIGRAD_SIMULATE_CUDA said when chibigrad was imported."""
-    monkeypatch.setattr(_device, "SIMULATE", "")
-    monkeypatch.setattr(_device, "_cuda", [])
-    monkeypatch.setattr(_device, "_DEVICES", dict(_device._DEVICES))
-    monkeypatch.setattr(_device, "_MODULES", dict(_device._MODULES))
+    select_cuda(monkeypatch, "")
     assert torch.cuda.is_available() and not torch.cuda.is_simulated()
 
 

@@ -26,13 +26,18 @@ CUDA = torch.device("cuda:0")
 SAME_DEVICE = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
 
 
-@pytest.fixture(autouse=True)
-def simulated_cuda(monkeypatch):
-    """The simulated CUDA device, as if CHIBIGRAD_SIMULATE_CUDA=1 had been set before import."""
-    monkeypatch.setattr(_device, "SIMULATE", "1")
+def select_cuda(monkeypatch, simulate):
+    """Choose the CUDA backend afresh, as if CHIBIGRAD_SIMULATE_CUDA=simulate had been set before import."""
+    monkeypatch.setattr(_device, "SIMULATE", simulate)
     monkeypatch.setattr(_device, "_cuda", [])
     monkeypatch.setattr(_device, "_DEVICES", dict(_device._DEVICES))
     monkeypatch.setattr(_device, "_MODULES", dict(_device._MODULES))
+
+
+@pytest.fixture(autouse=True)
+def simulated_cuda(monkeypatch):
+    """The simulated CUDA device."""
+    select_cuda(monkeypatch, "1")
     assert torch.cuda.is_available() and torch.cuda.is_simulated()
 
 
