@@ -91,7 +91,7 @@ def main():
 
     # 3. retain_graph=True and total = total + loss: every graph stays alive with its saved tensors.
     total = 0
-    base, saved_base = traced(), memory.saved()
+    base = traced()
     first = None
     for i in range(ITERATIONS + 1):
         loss = loss_fn()

@@ -12,8 +12,6 @@ import sys
 
 from _common import QUICK, interleaved, report  # sets one BLAS thread before numpy loads
 
-import numpy as np
-
 import chibigrad as torch
 
 STEPS, REPEATS = (50, 3) if QUICK else (5000, 30)

@@ -291,7 +291,7 @@ class Tensor:
 
     def __bool__(self):
         if self._array.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._array)
 
     def __iter__(self):

@@ -259,4 +259,4 @@ def check_clip_grad_norm_groups(clip):
                 raise AssertionError(f"{what}: raised {type(err).__name__}: {err}") from err
             else:
                 raise AssertionError(f"{what}: no error; a non-finite total norm must raise RuntimeError")
-            call(f"the same with error_if_nonfinite=False", clip, opt, 1.0, norm_type, False)
+            call("the same with error_if_nonfinite=False", clip, opt, 1.0, norm_type, False)

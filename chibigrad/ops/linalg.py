@@ -131,7 +131,7 @@ def mm(a, b):
 
 def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
     check_device("bmm", ("self", a), ("mat2", b))
     return Bmm.apply(a, b)
 
