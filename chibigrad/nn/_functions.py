@@ -156,15 +156,16 @@ class NllLoss(Function):
     def forward(ctx, logp, target, weight, reduction, ignore_index):
         x, t = _samples_by_classes(logp._array, target)
         keep = t != ignore_index
-        t = np.where(keep, t, 0)
+        t = t * keep  # an ignored sample picks class 0, with weight 0
         _check_targets(t, keep, x.shape[1])
         w = keep.astype(x.dtype) if weight is None else weight[t] * keep
         rows = _device.array_module(x).arange(len(t))
-        losses = -w * x[rows, t]
+        neg_w = -w
+        losses = neg_w * x[rows, t]
         total = w.sum()
-        ctx.scale = -w / total if reduction == "mean" else -w
+        ctx.scale = neg_w / total if reduction == "mean" else neg_w
         out = losses.sum() / total if reduction == "mean" else reduce_array(losses, reduction)
-        ctx.logp_shape, ctx.rows, ctx.targets, ctx.reduction = logp.shape, rows, t, reduction
+        ctx.logp_shape, ctx.rows, ctx.targets, ctx.reduction = logp._array.shape, rows, t, reduction
         if reduction == "none":
             out = out.reshape(target.shape)
         return wrap(out.astype(x.dtype, copy=False))
@@ -206,8 +207,10 @@ class NllLoss2d(NllLoss):
 
 
 def _check_targets(targets, keep, num_classes):
-    """PyTorch's error for the first class index outside [0, num_classes) that is not ignored."""
-    if targets.size and (targets.min() < 0 or targets.max() >= num_classes):
+    """PyTorch's error for the first class index outside [0, num_classes) that is not ignored.
+
+    Read as unsigned, a negative index is huge: one ``max`` finds both kinds."""
+    if targets.size and targets.view(np.uint64).max() >= num_classes:
         bad = targets[keep & ((targets < 0) | (targets >= num_classes))]
         raise IndexError(f"Target {bad[0]} is out of bounds.")
 

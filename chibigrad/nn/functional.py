@@ -169,9 +169,9 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     if target.dtype.name not in ("int64", "uint8"):
         scalar_type = target.type().split(".")[-1][:-len("Tensor")]  # torch.FloatTensor -> Float
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type}")
-    if input.ndim > 1 and input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
+    if input.ndim > 1 and input.size(0) != target.size(0):
+        raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target batch_size "
+                         f"({target.size(0)}).")
     _check_reduction(reduction)
     check_device("nll_loss_forward", ("self", input), ("target", target), ("weight", weight))
     w = None if weight is None else weight._array
