@@ -137,7 +137,8 @@ def bmm(a, b):
 
 
 def _check_inner(a, b, b_dim):
-    if a.shape[-1] != b.shape[b_dim]:
+    """PyTorch's error when the inner sizes differ (compared on the arrays: no Size objects on every call)."""
+    if a._array.shape[-1] != b._array.shape[b_dim]:
         rows = int(np.prod(a.shape[:-1]))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} and "
                            f"{b.shape[b_dim]}x{b.shape[-1] if b.ndim > 1 else 1})")
