@@ -250,6 +250,20 @@ def test_linear_init_is_pytorch_uniform_and_seeded():
     assert np.abs(a.bias.detach().numpy()).max() <= bound
 
 
+def test_linear_computes_the_weight_gradient_in_the_weights_layout():
+    """As PyTorch's mm backward: the gradient for weight.t() (column-major) is (grad^T @ input)^T,
+    so what TBackward0 hands on to the weight is row-major, like the weight itself."""
+    lin = nn.Linear(3, 2)
+    out = lin(torch.randn(4, 3))
+    t_node = out.grad_fn.next_functions[2][0]
+    assert t_node.name() == "TBackward0"
+    seen = []
+    t_node.register_prehook(lambda grads: seen.append(grads[0]))
+    out.sum().backward()
+    (grad,) = seen
+    assert grad.shape == (3, 2) and not grad.is_contiguous() and grad.t().is_contiguous()
+    assert lin.weight.grad.is_contiguous()
+
 def test_init_functions():
     w = torch.empty(20, 30)
     nn.init.xavier_uniform_(w)
