@@ -38,6 +38,7 @@ class SGD(Optimizer):
                 buf = state["momentum_buffer"] = wrap(grad.copy())  # grad.clone()
             else:
                 buf._array *= momentum  # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                buf._array += (1 - group["dampening"]) * grad
+                dampening = group["dampening"]
+                buf._array += grad if dampening == 0 else (1 - dampening) * grad  # 1 * grad: no scaled copy
             grad = grad + momentum * buf._array if group["nesterov"] else buf._array
         param -= group["lr"] * grad  # param.add_(grad, alpha=-lr)
