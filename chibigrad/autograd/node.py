@@ -122,7 +122,8 @@ class SavedTensor:
                 f"{self._saved_version} instead. Hint: {hint}")
 
     def __del__(self):
-        if getattr(self, "_data", None) is not None and memory is not None:  # __init__ may have raised
+        # memory is None at interpreter exit; _data is unset if __init__ raised
+        if memory is not None and memory._counting and getattr(self, "_data", None) is not None:
             memory.untrack_saved(self._data)
 
 
