@@ -84,8 +84,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         state = grad_mode._state
         if not state.enabled:  # e.g. inside backward: nothing will be recorded
             return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
-        Tensor = _tensor.Tensor
-        needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+        needs = _needs_input_grad(args)
         if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
             state.enabled = False
             try:
@@ -103,6 +102,15 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         outputs = _new_outputs(ctx, args, (outputs,) if single else outputs)
         _connect(ctx, args, outputs)
         return outputs[0] if single else outputs
+
+
+def _needs_input_grad(args):
+    """For each argument: is it a tensor that needs a gradient?"""
+    Tensor = _tensor.Tensor
+    needs = []
+    for a in args:  # a loop: in Python 3.11 a comprehension would cost a function call
+        needs.append(isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None))
+    return tuple(needs)
 
 
 def _new_outputs(ctx, args, outs):
