@@ -38,7 +38,8 @@ def wrap(array, requires_grad=False):
         t._requires_grad = True
     if _grad_state.inference:
         t._is_inference = True
-    memory.track(array)
+    if memory._counting:  # checked here too: every op wraps, and most runs never count
+        memory.track(array)
     return t
 
 

@@ -68,7 +68,8 @@ class SavedTensor:
         self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
         self._data = tensor._array
         self._tensor = None if is_output else tensor
-        memory.track_saved(self._data)
+        if memory._counting:  # (saves a call per saved tensor while nobody counts)
+            memory.track_saved(self._data)
 
     @property
     def is_released(self):
