@@ -159,9 +159,9 @@ def _run_unrecorded(cls, needs, args, kwargs):
 
 def _connect(ctx, args, outs):
     """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node."""
-    # Plain loops, no comprehensions: in Python 3.11 each comprehension is a function call.
     Tensor = _tensor.Tensor
     # One edge per tensor argument; backward still returns one value per argument.
+    # (Plain loops here and below: in Python 3.11 each comprehension is a function call.)
     edges, input_meta = [], []
     for a, needed in zip(args, ctx.needs_input_grad):
         if isinstance(a, Tensor):
@@ -188,7 +188,7 @@ def _save(ctx, outs):
     for t in ctx.to_save:
         saved.append(None if t is None else SavedTensor(t, _among(t, outs)))
     ctx._saved = saved
-    del ctx.to_save
+    del ctx.to_save  # the node keeps the SavedTensors only
 
 
 def _mark_output(ctx, nr, out):
