@@ -184,11 +184,12 @@ def _save(ctx, outs):
     """Keep what forward passed to save_for_backward as SavedTensors. Not the tensors: keeping
     those would hold their data after backward frees it, and a saved output would form a
     cycle output -> grad_fn -> output."""
+    to_save = ctx.to_save
+    del ctx.to_save  # the node keeps the SavedTensors only (even if making one raises)
     saved = []
-    for t in ctx.to_save:
+    for t in to_save:
         saved.append(None if t is None else SavedTensor(t, _among(t, outs)))
     ctx._saved = saved
-    del ctx.to_save  # the node keeps the SavedTensors only
 
 
 def _mark_output(ctx, nr, out):
