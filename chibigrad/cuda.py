@@ -48,16 +48,17 @@ def synchronize(device=None):
 
 def memory_allocated(device=None):
     """Bytes of tensor data on the GPU now."""
-    return memory._cuda_stats["allocated"]
+    return memory._counters()[1]["allocated"]
 
 
 def max_memory_allocated(device=None):
     """Largest ``memory_allocated()`` since the last ``reset_peak_memory_stats()``."""
-    return memory._cuda_stats["peak_allocated"]
+    return memory._counters()[1]["peak_allocated"]
 
 
 def reset_peak_memory_stats(device=None):
-    memory._cuda_stats["peak_allocated"] = memory._cuda_stats["allocated"]
+    stats = memory._counters()[1]
+    stats["peak_allocated"] = stats["allocated"]
 
 
 def manual_seed(seed):

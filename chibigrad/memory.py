@@ -8,7 +8,15 @@ peak, so a chapter can plot what ``retain_graph`` or checkpointing does.
 
 These counters cover tensors on every device; ``chibigrad.cuda.memory_allocated()``
 and friends report the CUDA share alone (from the same bookkeeping).
+
+Counting starts the first time a counter is asked for (any function here, or
+``chibigrad.cuda.memory_*``). Until then nobody can see the counters, so every
+op skips the bookkeeping (a weak reference per array, which would cost more
+than a small op itself). When counting starts, the tensors and saved tensors
+alive at that moment are found once, and from then on every change is counted.
+A peak is the largest value since counting started or since ``reset_peak()``.
 """
+import gc
 import weakref
 
 import numpy as np
@@ -16,6 +24,7 @@ import numpy as np
 _live = {}  # id(buffer) -> _BufferRef, a weak reference to the buffer
 _saved = {}  # id(buffer) -> [nbytes, number of saved tensors holding it]
 _stats = {"allocated": 0, "peak_allocated": 0, "saved": 0, "peak_saved": 0}
+_counting = False  # True from the first time a counter is asked for
 
 
 def _buffer(array):
@@ -43,6 +52,8 @@ def _forget(ref):
 
 def track(array):
     """Count ``array``'s buffer as live until numpy frees it."""
+    if not _counting:
+        return
     if type(array) is not np.ndarray:
         return _track_cuda(_buffer(array))
     base = array.base
@@ -81,6 +92,8 @@ def _forget_cuda(ref):
 
 def track_saved(array):
     """A saved tensor started holding ``array`` for backward."""
+    if not _counting:
+        return
     buf = _buffer(array)
     entry = _saved.setdefault(id(buf), [buf.nbytes, 0])
     if entry[1] == 0:
@@ -92,6 +105,8 @@ def track_saved(array):
 
 def untrack_saved(array):
     """A saved tensor let go of ``array`` (backward freed it, or the graph died)."""
+    if not _counting:
+        return
     key = id(_buffer(array))
     entry = _saved[key]
     entry[1] -= 1
@@ -100,35 +115,60 @@ def untrack_saved(array):
         del _saved[key]
 
 
+def _counters():
+    """The counters (all devices, CUDA alone), counting from now on if nothing has asked before."""
+    global _counting
+    if not _counting:
+        _counting = True
+        _count_what_is_alive()
+    return _stats, _cuda_stats
+
+
+def _count_what_is_alive():
+    """Counting starts: count the data of every live tensor and saved tensor, once.
+    (A saved output is a bare array, so its data is counted as allocated here too.)"""
+    from .autograd.node import SavedTensor
+    from .tensor import Tensor
+    for obj in gc.get_objects():
+        kind = type(obj)  # not isinstance(obj, ...): on a dead weakref.proxy that raises
+        if issubclass(kind, Tensor) and hasattr(obj, "_array"):
+            track(obj._array)
+        elif kind is SavedTensor and getattr(obj, "_data", None) is not None:
+            track(obj._data)
+            track_saved(obj._data)
+    reset_peak()
+
+
 def allocated():
     """Bytes of tensor data alive now."""
-    return _stats["allocated"]
+    return _counters()[0]["allocated"]
 
 
 def max_allocated():
     """Largest ``allocated()`` since the last ``reset_peak()``."""
-    return _stats["peak_allocated"]
+    return _counters()[0]["peak_allocated"]
 
 
 def saved():
     """Bytes that saved tensors keep alive for backward now."""
-    return _stats["saved"]
+    return _counters()[0]["saved"]
 
 
 def max_saved():
     """Largest ``saved()`` since the last ``reset_peak()``."""
-    return _stats["peak_saved"]
+    return _counters()[0]["peak_saved"]
 
 
 def reset_peak():
     """Start peaks afresh from the current values."""
-    _stats["peak_allocated"] = _stats["allocated"]
-    _stats["peak_saved"] = _stats["saved"]
+    stats = _counters()[0]
+    stats["peak_allocated"] = stats["allocated"]
+    stats["peak_saved"] = stats["saved"]
 
 
 def stats():
     """All four counters as a dict (bytes)."""
-    return dict(_stats)
+    return dict(_counters()[0])
 
 
 class measure:
@@ -140,7 +180,7 @@ class measure:
     """
 
     def __enter__(self):
-        self._start = dict(_stats)
+        self._start = stats()
         reset_peak()
         return self
 

@@ -38,7 +38,8 @@ def wrap(array, requires_grad=False):
         t._requires_grad = True
     if _grad_state.inference:
         t._is_inference = True
-    memory.track(array)
+    if memory._counting:  # checked here too: every op wraps, and most runs never count
+        memory.track(array)
     return t
 
 
@@ -59,6 +60,7 @@ class Tensor:
     _wrapped_number = False
     _base = None  # the tensor a view looks into
     _shared_grad = False  # set by the engine on gradients others can also see
+    _meta = None  # see _metadata
     __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
 
     def __init__(self, data=(), requires_grad=False):
@@ -221,6 +223,16 @@ class Tensor:
             self._grad_accumulator = weakref.ref(node)
         return node
 
+    def _metadata(self):
+        """``(shape, numpy dtype, array type)``, what the engine checks this tensor's gradient
+        against. Made once and shared by every node that records the tensor (fewer objects
+        per op for the garbage collector to walk); ``data =`` starts it afresh."""
+        meta = self._meta
+        if meta is None:
+            array = self._array
+            meta = self._meta = (array.shape, array.dtype, type(array))
+        return meta
+
     def _shallow_copy(self):
         """Another Tensor object over the same data and version counter, with no graph."""
         t = wrap(self._array)
@@ -325,7 +337,7 @@ class Tensor:
 
     @data.setter
     def data(self, value):
-        self._array = value._array
+        self._array, self._meta = value._array, None
 
     def detach(self):
         """The same data, cut from the graph: shares storage and version counter."""
@@ -436,7 +448,7 @@ class Tensor:
         self._bump_version()
         if result.grad_fn is not None:
             self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
-            result.grad_fn._output_meta[result._output_nr] = (self._array.shape, self._array.dtype, type(self._array))
+            result.grad_fn._output_meta[result._output_nr] = self._metadata()
         return self
 
     def _recorded_inplace(self, op, *args, **kwargs):

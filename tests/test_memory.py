@@ -7,6 +7,10 @@ reference cycle would hide a leak), and a collection of some earlier test's
 garbage cannot change the counters half-way through.
 """
 import gc
+import os
+import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -240,3 +244,25 @@ def test_loop_that_drops_its_graphs_stays_flat():
         total += loss.item()
         after.append(d.saved)
     assert alive == [8000] * 5 and after == [0] * 5
+
+
+def test_counting_starts_at_the_first_question_with_what_is_alive():
+    """Nothing is counted until a counter is asked for; then the live tensors and graphs are
+    found and counted (in a fresh process, where nothing has asked yet)."""
+    code = ("import chibigrad as torch\n"
+            "from chibigrad import memory\n"
+            "x = torch.randn(1000, requires_grad=True)\n"
+            "y = x.exp()  # ExpBackward0 saves y as a bare array\n"
+            "loss = (y * x).sum()  # MulBackward0 saves y and x\n"
+            "del y\n"
+            "assert not memory._counting\n"
+            "print(memory.allocated(), memory.saved(), memory.max_allocated(), memory.max_saved())\n"
+            "loss.backward()\n"
+            "print(memory.allocated(), memory.saved(), memory.max_saved())\n"
+            "del loss\n"
+            "print(memory.allocated())\n")
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[1])}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    # x, y (saved twice, counted once) and loss; backward frees y and makes x.grad
+    assert result.stdout == "8004 8000 8004 8000\n8004 0 8000\n8000\n"

@@ -248,6 +248,14 @@ def test_data_shares_storage_but_not_the_graph():
     assert x._version == 0  # .data has its own version counter, unlike detach()
 
 
+def test_data_assignment_of_another_shape_or_dtype_is_what_later_ops_record():
+    x = torch.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    x.data, x.grad = torch.ones(5, dtype=torch.float64), None
+    (x * 2).sum().backward()  # the gradient is checked against the new shape and dtype
+    assert x.grad.shape == (5,) and x.grad.dtype is torch.float64
+
+
 def test_allclose_equal_isclose():
     a = torch.tensor([1., 2.])
     assert torch.allclose(a, a + 1e-9) and not torch.allclose(a, torch.tensor([1., 2.1]))

@@ -84,8 +84,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         state = grad_mode._state
         if not state.enabled:  # e.g. inside backward: nothing will be recorded
             return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
-        Tensor = _tensor.Tensor
-        needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+        needs = _needs_input_grad(args)
         if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
             state.enabled = False
             try:
@@ -105,24 +104,47 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         return outputs[0] if single else outputs
 
 
+def _needs_input_grad(args):
+    """For each argument: is it a tensor that needs a gradient?"""
+    Tensor = _tensor.Tensor
+    needs = []
+    for a in args:  # a loop: in Python 3.11 a comprehension would cost a function call
+        needs.append(isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None))
+    return tuple(needs)
+
+
 def _new_outputs(ctx, args, outs):
     """An input returned as is (and not marked dirty) becomes a new tensor over the same
     data, as in PyTorch; otherwise recording would turn the input itself into an output."""
-    if not any([o is a for o in outs for a in args]):
-        return outs
-    return tuple(o._shallow_copy() if any([o is a for a in args]) and not any([o is d for d in ctx.dirty_tensors])
-                 else o for o in outs)
+    for out in outs:
+        if _among(out, args):
+            return tuple([o._shallow_copy() if _among(o, args) and not _among(o, ctx.dirty_tensors) else o
+                          for o in outs])
+    return outs
 
 
-class _NoGradNeeds(dict):
-    """_NO_GRAD[n]: a tuple of n Falses (needs_input_grad when nothing is recorded)."""
+def _among(x, items):
+    """``x in items`` by identity (``in`` would compare tensors element-wise)."""
+    for item in items:
+        if item is x:
+            return True
+    return False
+
+
+class _PerArity(dict):
+    """A tuple for each number of arguments, made once (not again for every op)."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
 
     def __missing__(self, n):
-        self[n] = (False,) * n
+        self[n] = self.make(n)
         return self[n]
 
 
-_NO_GRAD = _NoGradNeeds()
+_NO_GRAD = _PerArity(lambda n: (False,) * n)  # needs_input_grad when nothing is recorded
+_ALL_TENSORS = _PerArity(lambda n: tuple(range(n)))  # _tensor_args when every argument is a tensor
 
 
 def _run_unrecorded(cls, needs, args, kwargs):
@@ -139,36 +161,49 @@ def _connect(ctx, args, outs):
     """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node."""
     Tensor = _tensor.Tensor
     # One edge per tensor argument; backward still returns one value per argument.
-    positions, edges, input_meta = [], [], []
-    for i, a in enumerate(args):
-        is_tensor = isinstance(a, Tensor)
-        if is_tensor:
-            positions.append(i)
+    # (Plain loops here and below: in Python 3.11 each comprehension is a function call.)
+    edges, input_meta = [], []
+    for a, needed in zip(args, ctx.needs_input_grad):
+        if isinstance(a, Tensor):
             edges.append(a._gradient_edge())
-        input_meta.append((a._array.shape, a._array.dtype, type(a._array)) if is_tensor and ctx.needs_input_grad[i]
-                          else None)
-    ctx._tensor_args, ctx.next_functions, ctx._input_meta = positions, tuple(edges), input_meta
-    ctx._output_meta = [_mark_output(ctx, nr, out) for nr, out in enumerate(outs)]
+        input_meta.append(a._metadata() if needed else None)
+    ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
+    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
+                        else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
+    output_meta = []
+    for nr, out in enumerate(outs):
+        output_meta.append(_mark_output(ctx, nr, out))
+    ctx._output_meta = output_meta
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
-    # SavedTensors, not the tensors: keeping those would hold their data after backward
-    # frees it, and a saved output would form a cycle output -> grad_fn -> output.
-    ctx._saved = [None if t is None else SavedTensor(t, any([t is o for o in outs]))
-                  for t in ctx.__dict__.pop("to_save", ())]
+    if ctx.to_save:
+        _save(ctx, outs)
+
+
+def _save(ctx, outs):
+    """Keep what forward passed to save_for_backward as SavedTensors. Not the tensors: keeping
+    those would hold their data after backward frees it, and a saved output would form a
+    cycle output -> grad_fn -> output."""
+    to_save = ctx.to_save
+    del ctx.to_save  # the node keeps the SavedTensors only (even if making one raises)
+    saved = []
+    for t in to_save:
+        saved.append(None if t is None else SavedTensor(t, _among(t, outs)))
+    ctx._saved = saved
 
 
 def _mark_output(ctx, nr, out):
     """Attach output ``nr`` to ctx (unless it cannot have a gradient); return its (shape, dtype, array type)."""
     if not isinstance(out, _tensor.Tensor):
         return None
-    if ctx.dirty_tensors and any([out is t for t in ctx.dirty_tensors]):
+    if ctx.dirty_tensors and _among(out, ctx.dirty_tensors):
         out._check_inplace()
         out._bump_version()
-    if out._array.dtype.kind != "f" or ctx.non_differentiable and any([out is t for t in ctx.non_differentiable]):
+    if out._array.dtype.kind != "f" or ctx.non_differentiable and _among(out, ctx.non_differentiable):
         out._requires_grad = False
     else:
         out.grad_fn, out._output_nr = ctx, nr
-    return (out._array.shape, out._array.dtype, type(out._array))
+    return out._metadata()
 
 
 def once_differentiable(backward):

@@ -68,7 +68,8 @@ class SavedTensor:
         self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
         self._data = tensor._array
         self._tensor = None if is_output else tensor
-        memory.track_saved(self._data)
+        if memory._counting:  # (saves a call per saved tensor while nobody counts)
+            memory.track_saved(self._data)
 
     @property
     def is_released(self):
@@ -122,7 +123,8 @@ class SavedTensor:
                 f"{self._saved_version} instead. Hint: {hint}")
 
     def __del__(self):
-        if getattr(self, "_data", None) is not None and memory is not None:  # __init__ may have raised
+        # memory is None at interpreter exit; _data is unset if __init__ raised
+        if memory is not None and memory._counting and getattr(self, "_data", None) is not None:
             memory.untrack_saved(self._data)
 
 

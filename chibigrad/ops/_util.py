@@ -16,7 +16,7 @@ def arrays(a, b):
         check_broadcast(x.shape, y.shape)
     if type(x) is not type(y):  # arrays of different devices
         return cpu_scalars(*promoted(a, b))
-    return promoted(a, b)
+    return (x, y) if x.dtype == y.dtype else promoted(a, b)
 
 
 def cpu_scalars(*arrays):
