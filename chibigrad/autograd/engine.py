@@ -252,28 +252,34 @@ class _ArrayGrads:
 
     def evaluate(self, node, grads, capture, captured):
         """``evaluate_function`` with arrays in and out."""
-        if (node.array_backward and not (capture or node._pre_hooks or node._post_hooks or node._tensor_hooks
-                                         or node._retained) and (len(grads) == 1 or all([g is not None for g in grads]))):
-            return self._call_on_arrays(node, grads)
+        if (not node.array_backward or capture or node._pre_hooks or node._post_hooks or node._tensor_hooks
+                or node._retained or (len(grads) > 1 and not all([g is not None for g in grads]))):
+            return self._evaluate_on_tensors(node, grads, capture, captured)
+        try:
+            outs = _backward_on_arrays(node, grads)
+        except Exception as err:
+            anomaly_mode.report_failure(node, err)
+            raise
+        outs = _validate(node, outs, self)
+        seen = set(map(id, grads))
+        for o in outs:
+            if o is None:
+                continue
+            if id(o) in seen:
+                self._mark(o)  # an incoming gradient passed on, or one sent to two inputs
+            else:
+                memory.track(o)
+                seen.add(id(o))
+        return outs
+
+    def _evaluate_on_tensors(self, node, grads, capture, captured):
+        """The Tensor path, for a node that needs Tensors (or needs zeros for missing gradients)."""
         outs = evaluate_function(node, [None if g is None else self.wrap(g) for g in grads], capture, captured)
         outs = [None if o is None else self.unwrap(o) for o in outs]
         for o in outs:
             if o is not None and any([o is g for g in grads]):
                 self._mark(o)
         return outs
-
-    def _call_on_arrays(self, node, grads):
-        """``call_node`` for a node that needs no Tensors."""
-        try:
-            outs = _backward_on_arrays(node, grads)
-        except Exception as err:
-            anomaly_mode.report_failure(node, err)
-            raise
-        outs = tuple([None if o is None else _new_array(o) for o in outs])
-        for o in outs:
-            if o is not None and (any([o is g for g in grads]) or [o is p for p in outs].count(True) > 1):
-                self._mark(o)  # passed on unchanged, or sent to two inputs
-        return _validate(node, outs, self)
 
     def _mark(self, array):
         self._shared[id(array)] = weakref.ref(array)
@@ -323,15 +329,15 @@ def _validate(node, outs, arrays=None):
     positions = node._tensor_args
     if len(positions) != len(metas):
         outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
-    fitted = []
-    for i, (g, meta) in enumerate(zip(outs, metas)):
+    fitted = list(outs)
+    for i, meta in enumerate(metas):
+        g = fitted[i]
         if g is None or meta is None:
-            g = None
-        else:
-            a = g if arrays is not None else g._array
-            if a.shape != meta[0] or a.dtype != meta[1] or type(a) is not meta[2]:
-                g = _fit(node, i, g, meta) if arrays is None else arrays.unwrap(_fit(node, i, arrays.wrap(g), meta))
-        fitted.append(g)
+            fitted[i] = None
+            continue
+        a = g if arrays is not None else g._array
+        if (a.shape, a.dtype, type(a)) != meta:
+            fitted[i] = _fit(node, i, g, meta) if arrays is None else arrays.unwrap(_fit(node, i, arrays.wrap(g), meta))
     return tuple(fitted)
 
 
