@@ -255,8 +255,18 @@ def _owned(grad):
     same tensor), belong to the caller (``backward(gradient=g)``) or to a
     hook; storing it uncopied would let ``a.grad.zero_()`` clear ``b.grad``
     too. The engine marks such gradients ``_shared_grad`` (PyTorch decides
-    the same with reference counts); fresh ones are stored without a copy.
+    the same with reference counts); fresh ones are stored without a copy,
+    and so are views no one else can reach (see ``_unaliased``).
     """
-    if grad._shared_grad or grad._array.base is not None:
+    if grad._shared_grad or not _unaliased(grad._array):
         return grad.detach().clone()
     return grad if grad.grad_fn is None and not grad._requires_grad else grad.detach()
+
+
+def _unaliased(array):
+    """A fresh array, or a row-major view of all of a fresh buffer that no other object
+    references (nn.Linear's weight gradient is the transpose of a fresh product).
+    The count of 3 is the view's reference, the local ``base`` and getrefcount's argument."""
+    base = array.base
+    return base is None or (base.base is None and base.size == array.size and array.flags.c_contiguous
+                            and sys.getrefcount(base) == 3)
