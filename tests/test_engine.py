@@ -259,6 +259,20 @@ def test_a_view_of_a_gradient_someone_else_holds_is_not_aliased_into_dot_grad():
     assert kept[0].tolist() == [[3., 3., 3.]] * 2
 
 
+@pytest.mark.parametrize("kept_first", [True, False])
+def test_summing_in_a_buffer_never_changes_a_gradient_someone_holds(kept_first):
+    x = torch.ones(2, requires_grad=True)
+    y = x * 1
+    five = y * 5 if kept_first else None  # the branch recorded first runs last
+    z = y + 0
+    kept = []
+    z.register_hook(kept.append)
+    if five is None:
+        five = y * 5
+    (five.sum() + (z * 3).sum()).backward()
+    assert kept[0].tolist() == [3., 3.] and x.grad.tolist() == [8., 8.]
+
+
 def test_the_weight_gradient_of_linear_is_row_major_and_its_own():
     lin = torch.nn.Linear(3, 2)
     lin(torch.ones(4, 3)).sum().backward()

@@ -16,6 +16,7 @@ Nothing here recurses, so a graph of any depth can be differentiated.
 import contextlib
 import gc
 import heapq
+import sys
 import weakref
 
 import numpy as np
@@ -146,6 +147,8 @@ def _add_to_buffer(buffers, node, nr, grad):
         buf[nr] = grad
     elif isinstance(grad, _tensor.Tensor):
         buf[nr] = buf[nr] + grad  # with create_graph the sum itself is recorded
+    elif sys.getrefcount(buf[nr]) == 2 and buf[nr].base is None:
+        buf[nr] += grad  # only this list (and getrefcount) holds the array: add in place, as PyTorch does
     else:
         buf[nr] = _new_array(buf[nr] + grad)  # bare arrays (see _ArrayGrads)
 
