@@ -266,7 +266,8 @@ def _owned(grad):
 def _unaliased(array):
     """A fresh array, or a row-major view of all of a fresh buffer that no other object
     references (nn.Linear's weight gradient is the transpose of a fresh product).
-    The count of 3 is the view's reference, the local ``base`` and getrefcount's argument."""
-    base = array.base
-    return base is None or (base.base is None and base.size == array.size and array.flags.c_contiguous
-                            and sys.getrefcount(base) == 3)
+    A count of 2 is the view's own reference and getrefcount's argument."""
+    if array.base is None:
+        return True
+    return (sys.getrefcount(array.base) == 2 and array.base.base is None and array.base.size == array.size
+            and array.flags.c_contiguous)
