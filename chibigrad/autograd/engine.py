@@ -232,7 +232,8 @@ def _wrap_grad(array, arrays_in):
 
 
 def _new_array(array):
-    """A gradient array the engine made: a numpy scalar made a 0-d array again, counted by chibigrad.memory."""
+    """A gradient array the engine made, counted by chibigrad.memory (numpy returns a 0-d
+    result as a scalar: it becomes an array again)."""
     if type(array) is not np.ndarray:
         array = _device.as_array(array)
     memory.track(array)
