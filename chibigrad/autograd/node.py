@@ -255,19 +255,8 @@ def _owned(grad):
     same tensor), belong to the caller (``backward(gradient=g)``) or to a
     hook; storing it uncopied would let ``a.grad.zero_()`` clear ``b.grad``
     too. The engine marks such gradients ``_shared_grad`` (PyTorch decides
-    the same with reference counts); fresh ones are stored without a copy,
-    and so are views no one else can reach (see ``_unaliased``).
+    the same with reference counts); fresh ones are stored without a copy.
     """
-    if grad._shared_grad or not _unaliased(grad._array):
+    if grad._shared_grad or grad._array.base is not None:
         return grad.detach().clone()
     return grad if grad.grad_fn is None and not grad._requires_grad else grad.detach()
-
-
-def _unaliased(array):
-    """A fresh array, or a row-major view of all of a fresh buffer that no other object
-    references (nn.Linear's weight gradient is the transpose of a fresh product).
-    A count of 2 is the view's own reference and getrefcount's argument."""
-    if array.base is None:
-        return True
-    return (sys.getrefcount(array.base) == 2 and array.base.base is None and array.base.size == array.size
-            and array.flags.c_contiguous)
