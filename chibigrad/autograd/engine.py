@@ -256,9 +256,12 @@ class _ArrayGrads:
 
     def evaluate(self, node, grads, capture, captured):
         """``evaluate_function`` with arrays in and out."""
-        if (not node.array_backward or node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retained
-                or (len(grads) > 1 and not all([g is not None for g in grads]))
-                or capture and any([(node, nr) in capture for nr in range(len(grads))])):
+        if (node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retained
+                or capture and (type(node) is AccumulateGrad or any([(node, nr) in capture for nr in range(len(grads))]))):
+            return self._evaluate_on_tensors(node, grads, capture, captured)
+        if type(node) is AccumulateGrad:
+            return node.apply(self.wrap(grads[0]))  # stores a Tensor in .grad; returns ()
+        if not node.array_backward or (len(grads) > 1 and not all([g is not None for g in grads])):
             return self._evaluate_on_tensors(node, grads, capture, captured)
         try:
             outs = _backward_on_arrays(node, grads)
