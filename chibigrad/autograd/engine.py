@@ -256,13 +256,14 @@ class _ArrayGrads:
 
     def evaluate(self, node, grads, capture, captured):
         """``evaluate_function`` with arrays in and out."""
-        if (node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retained
-                or capture and (type(node) is AccumulateGrad or any([(node, nr) in capture for nr in range(len(grads))]))):
-            return self._evaluate_on_tensors(node, grads, capture, captured)
+        hooked = node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retained
+        if hooked or capture and (type(node) is AccumulateGrad or any([(node, nr) in capture
+                                                                        for nr in range(len(grads))])):
+            return self._evaluate_on_tensors(node, grads, capture, captured)  # hooks and captures get Tensors
         if type(node) is AccumulateGrad:
-            return node.apply(self.wrap(grads[0]))  # stores a Tensor in .grad; returns ()
+            return node.apply(self.wrap(grads[0]))  # .grad holds a Tensor; returns ()
         if not node.array_backward or (len(grads) > 1 and not all([g is not None for g in grads])):
-            return self._evaluate_on_tensors(node, grads, capture, captured)
+            return self._evaluate_on_tensors(node, grads, capture, captured)  # custom Functions; zeros to fill in
         try:
             outs = _backward_on_arrays(node, grads)
         except Exception as err:
