@@ -242,6 +242,46 @@ def test_a_hook_that_keeps_the_gradient_does_not_alias_dot_grad():
     assert kept[0].tolist() == [3., 3.]
 
 
+def test_a_view_of_a_gradient_someone_else_holds_is_not_aliased_into_dot_grad():
+    # x.t().t() hands x a row-major view of its incoming gradient: stored as it is only if
+    # nobody else holds that gradient.
+    x = torch.ones(2, 3, requires_grad=True)
+    g = torch.ones(2, 3)
+    x.t().t().backward(g)  # the caller's gradient
+    x.grad.mul_(5)
+    assert g.tolist() == [[1., 1., 1.]] * 2
+    y = torch.ones(2, 3, requires_grad=True)
+    twice = y.t().t()
+    kept = []
+    twice.register_hook(kept.append)  # a hook keeps the gradient
+    (twice * 3).sum().backward()
+    y.grad.zero_()
+    assert kept[0].tolist() == [[3., 3., 3.]] * 2
+
+
+@pytest.mark.parametrize("kept_first", [True, False])
+def test_summing_in_a_buffer_never_changes_a_gradient_someone_holds(kept_first):
+    x = torch.ones(2, requires_grad=True)
+    y = x * 1
+    five = y * 5 if kept_first else None  # the branch recorded first runs last
+    z = y + 0
+    kept = []
+    z.register_hook(kept.append)
+    if five is None:
+        five = y * 5
+    (five.sum() + (z * 3).sum()).backward()
+    assert kept[0].tolist() == [3., 3.] and x.grad.tolist() == [8., 8.]
+
+
+def test_the_weight_gradient_of_linear_is_row_major_and_its_own():
+    lin = torch.nn.Linear(3, 2)
+    lin(torch.ones(4, 3)).sum().backward()
+    assert lin.weight.grad.is_contiguous() and lin.weight.grad.tolist() == [[4., 4., 4.]] * 2
+    first = lin.weight.grad
+    lin(torch.ones(4, 3)).sum().backward()  # accumulates in place
+    assert lin.weight.grad is first and first.tolist() == [[8., 8., 8.]] * 2
+
+
 def test_retained_grad_of_a_non_leaf_is_not_aliased():
     x = torch.tensor([1., 2.], requires_grad=True)
     y = x + 0

@@ -16,10 +16,12 @@ Nothing here recurses, so a graph of any depth can be differentiated.
 import contextlib
 import gc
 import heapq
+import sys
+import weakref
 
 import numpy as np
 
-from .. import _device
+from .. import _device, memory
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode
@@ -78,14 +80,18 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
     ``targets`` (edges ``(node, output_nr)``) restricts the work to what
     reaches them; with ``accumulate=False`` their gradients are returned
     instead of being added into ``.grad`` (that is ``autograd.grad``).
+    Unless the backward itself is recorded (create_graph) or checked (anomaly
+    mode), gradients travel as bare arrays (see ``_ArrayGrads``).
     Returns a dict edge -> captured gradient.
     """
     order = _ordering[-1]([node for node, _, _ in roots])
     needed = _needed(order, targets) if targets is not None else None
     capture = set(targets or ()) if not accumulate else set()
+    arrays = None if create_graph or anomaly_mode._state.enabled else _ArrayGrads()
+    evaluate = evaluate_function if arrays is None else arrays.evaluate
     buffers, captured = {}, {}
     for node, nr, grad in roots:
-        _add_to_buffer(buffers, node, nr, grad)
+        _add_to_buffer(buffers, node, nr, grad if arrays is None else arrays.unwrap(grad))
     prev = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
     gc_was_enabled = gc.isenabled()
@@ -95,15 +101,7 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
             grads = buffers.pop(node, None)
             if grads is None or (needed is not None and node not in needed):
                 continue
-            if node._tensor_hooks or node._retained:
-                grads = _tensor_pre_hooks(node, grads)
-            if capture:
-                for nr in range(len(grads)):
-                    if (node, nr) in capture:
-                        captured[(node, nr)] = grads[nr]
-                if isinstance(node, AccumulateGrad):
-                    continue
-            outs = call_node(node, grads)
+            outs = evaluate(node, grads, capture, captured)
             if not retain_graph and node._saved:
                 node.release_saved()
             for (nxt, nr), g in zip(node.next_functions, outs):
@@ -114,6 +112,20 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
         if gc_was_enabled:
             gc.enable()
     return captured
+
+
+def evaluate_function(node, grads, capture, captured):
+    """One node's turn: its outputs' tensor hooks and retain_grad, the gradients
+    ``autograd.grad`` asked for, then the node itself (PyTorch's name)."""
+    if node._tensor_hooks or node._retained:
+        grads = _tensor_pre_hooks(node, grads)
+    if capture:
+        for nr in range(len(grads)):
+            if (node, nr) in capture:
+                captured[(node, nr)] = grads[nr]
+        if isinstance(node, AccumulateGrad):
+            return ()
+    return call_node(node, grads)
 
 
 def _needed(order, targets):
@@ -133,10 +145,12 @@ def _add_to_buffer(buffers, node, nr, grad):
         buf = buffers[node] = [None] * len(node._output_meta)
     if buf[nr] is None:
         buf[nr] = grad
-    elif grad_mode._state.enabled:
-        buf[nr] = buf[nr] + grad  # create_graph: the sum itself is recorded
+    elif isinstance(grad, _tensor.Tensor):
+        buf[nr] = buf[nr] + grad  # with create_graph the sum itself is recorded
+    elif sys.getrefcount(buf[nr]) == 2 and buf[nr].base is None:
+        buf[nr] += grad  # only this list (and getrefcount) holds the array: add in place, as PyTorch does
     else:
-        buf[nr] = _tensor.wrap(buf[nr]._array + grad._array)
+        buf[nr] = _new_array(buf[nr] + grad)  # bare arrays (see _ArrayGrads)
 
 
 def _tensor_pre_hooks(node, grads):
@@ -193,14 +207,18 @@ def _apply_on_arrays(node, grads):
     layer saves a Function call per operation. Ops opt in with ``array_backward = True``.
     """
     arrays = [None if g is None else g._array for g in grads]
+    outs = _backward_on_arrays(node, arrays)
+    return tuple([None if o is None else _wrap_grad(o, arrays) for o in outs])
+
+
+def _backward_on_arrays(node, arrays):
+    """``node.apply`` on arrays; ``ctx.saved_tensors`` then gives arrays too."""
     node._array_mode = True
     try:
         outs = node.apply(*arrays)
     finally:
         node._array_mode = False
-    if type(outs) is not tuple:
-        outs = (outs,)
-    return tuple([None if o is None else _wrap_grad(o, arrays) for o in outs])
+    return outs if type(outs) is tuple else (outs,)
 
 
 def _wrap_grad(array, arrays_in):
@@ -211,6 +229,86 @@ def _wrap_grad(array, arrays_in):
     if array.base is not None or any([array is a for a in arrays_in]):
         t._shared_grad = True
     return t
+
+
+def _new_array(array):
+    """A gradient array the engine made, counted by chibigrad.memory (numpy returns a 0-d
+    result as a scalar: it becomes an array again)."""
+    if type(array) is not np.ndarray:
+        array = _device.as_array(array)
+    memory.track(array)
+    return array
+
+
+class _ArrayGrads:
+    """Gradients as bare arrays, for a backward that records nothing.
+
+    A built-in op (``array_backward``) without hooks runs its backward on the
+    arrays directly; any other node (custom Functions, hooks, retain_grad,
+    AccumulateGrad, ``autograd.grad``'s captures) gets Tensors made for it.
+    Arrays have no ``_shared_grad`` flag, so ``_shared`` remembers (by weak
+    reference) the ones someone else can also see: a leaf copies those before
+    storing them as ``.grad`` (see ``node._owned``).
+    """
+
+    def __init__(self):
+        self._shared = {}  # id(array) -> weakref.ref(array)
+
+    def evaluate(self, node, grads, capture, captured):
+        """``evaluate_function`` with arrays in and out."""
+        hooked = node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retained
+        if hooked or capture and (type(node) is AccumulateGrad or any([(node, nr) in capture
+                                                                        for nr in range(len(grads))])):
+            return self._evaluate_on_tensors(node, grads, capture, captured)  # hooks and captures get Tensors
+        if type(node) is AccumulateGrad:
+            return node.apply(self.wrap(grads[0]))  # .grad holds a Tensor; returns ()
+        if not node.array_backward or (len(grads) > 1 and not all([g is not None for g in grads])):
+            return self._evaluate_on_tensors(node, grads, capture, captured)  # custom Functions; zeros to fill in
+        try:
+            outs = _backward_on_arrays(node, grads)
+        except Exception as err:
+            anomaly_mode.report_failure(node, err)
+            raise
+        outs = _validate(node, outs, self)
+        seen = set(map(id, grads))
+        for o in outs:
+            if o is None:
+                continue
+            if id(o) in seen:
+                self._mark(o)  # an incoming gradient passed on, or one sent to two inputs
+            else:
+                memory.track(o)
+                seen.add(id(o))
+        return outs
+
+    def _evaluate_on_tensors(self, node, grads, capture, captured):
+        """The Tensor path, for a node that needs Tensors (or needs zeros for missing gradients)."""
+        outs = evaluate_function(node, [None if g is None else self.wrap(g) for g in grads], capture, captured)
+        outs = [None if o is None else self.unwrap(o) for o in outs]
+        for o in outs:
+            if o is not None and any([o is g for g in grads]):
+                self._mark(o)
+        return outs
+
+    def _mark(self, array):
+        self._shared[id(array)] = weakref.ref(array)
+
+    def _is_shared(self, array):
+        ref = self._shared.get(id(array))
+        return ref is not None and ref() is array
+
+    def wrap(self, array):
+        """A Tensor for code that needs one, flagged if its array is shared."""
+        t = _tensor.wrap(array)
+        if self._is_shared(array):
+            t._shared_grad = True
+        return t
+
+    def unwrap(self, tensor):
+        """The array of a Tensor gradient, remembered as shared if it was flagged."""
+        if tensor._shared_grad:
+            self._mark(tensor._array)
+        return tensor._array
 
 
 def _mark_shared(grads_in, grads_out):
@@ -229,8 +327,9 @@ def _materialize(node, grads):
             for g, meta in zip(grads, node._output_meta)]
 
 
-def _validate(node, outs):
-    """One gradient per tensor input, each reduced to its input's shape and cast to its dtype."""
+def _validate(node, outs, arrays=None):
+    """One gradient per tensor input, each reduced to its input's shape and cast to its dtype.
+    The gradients are Tensors, or bare arrays when ``arrays`` (an ``_ArrayGrads``) is given."""
     if type(outs) is not tuple:
         outs = (outs,)
     metas = node._input_meta
@@ -239,13 +338,15 @@ def _validate(node, outs):
     positions = node._tensor_args
     if len(positions) != len(metas):
         outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
-    fitted = []
-    for i, (g, meta) in enumerate(zip(outs, metas)):
+    fitted = list(outs)
+    for i, meta in enumerate(metas):
+        g = fitted[i]
         if g is None or meta is None:
-            g = None
-        elif g._array.shape != meta[0] or g._array.dtype != meta[1] or type(g._array) is not meta[2]:
-            g = _fit(node, i, g, meta)
-        fitted.append(g)
+            fitted[i] = None
+            continue
+        a = g if arrays is not None else g._array
+        if (a.shape, a.dtype, type(a)) != meta:
+            fitted[i] = _fit(node, i, g, meta) if arrays is None else arrays.unwrap(_fit(node, i, arrays.wrap(g), meta))
     return tuple(fitted)
 
 
