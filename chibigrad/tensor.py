@@ -448,7 +448,8 @@ class Tensor:
         self._bump_version()
         if result.grad_fn is not None:
             self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
-            result.grad_fn._output_meta[result._output_nr] = self._metadata()
+            node, nr = result.grad_fn, result._output_nr
+            node._output_meta = node._output_meta[:nr] + (self._metadata(),) + node._output_meta[nr + 1:]
         return self
 
     def _recorded_inplace(self, op, *args, **kwargs):

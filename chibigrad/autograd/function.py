@@ -158,22 +158,27 @@ def _run_unrecorded(cls, needs, args, kwargs):
 
 
 def _connect(ctx, args, outs):
-    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node."""
+    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node.
+    (Plain loops here and below: in Python 3.11 each comprehension is a function call.)"""
     Tensor = _tensor.Tensor
-    # One edge per tensor argument; backward still returns one value per argument.
-    # (Plain loops here and below: in Python 3.11 each comprehension is a function call.)
     edges, input_meta = [], []
     for a, needed in zip(args, ctx.needs_input_grad):
-        if isinstance(a, Tensor):
+        if needed:  # a tensor that needs a gradient: its node, and what its gradient must look like
             edges.append(a._gradient_edge())
-        input_meta.append(a._metadata() if needed else None)
-    ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
+            input_meta.append(a._metadata())
+        else:
+            if isinstance(a, Tensor):  # one edge per tensor argument, even without gradient: (None, 0)
+                edges.append(a._gradient_edge())
+            input_meta.append(None)
+    # Tuples: once the garbage collector sees one holds no containers, it stops walking it.
+    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+    # Backward still returns one value per argument; the engine keeps the tensor arguments' ones.
     ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
                         else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
     output_meta = []
     for nr, out in enumerate(outs):
         output_meta.append(_mark_output(ctx, nr, out))
-    ctx._output_meta = output_meta
+    ctx._output_meta = tuple(output_meta)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     if ctx.to_save:
@@ -189,7 +194,7 @@ def _save(ctx, outs):
     saved = []
     for t in to_save:
         saved.append(None if t is None else SavedTensor(t, _among(t, outs)))
-    ctx._saved = saved
+    ctx._saved = tuple(saved)
 
 
 def _mark_output(ctx, nr, out):
