@@ -159,30 +159,45 @@ def _run_unrecorded(cls, needs, args, kwargs):
 
 def _connect(ctx, args, outs):
     """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node.
-    (Plain loops here and below: in Python 3.11 each comprehension is a function call.)"""
-    Tensor = _tensor.Tensor
-    edges, input_meta = [], []
-    for a, needed in zip(args, ctx.needs_input_grad):
-        if needed:  # a tensor that needs a gradient: its node, and what its gradient must look like
+    The common case (every argument a tensor that needs a gradient, one output) takes
+    the short paths. (Plain loops here and below: in Python 3.11 a comprehension is a
+    function call.)"""
+    if False in ctx.needs_input_grad:
+        _connect_inputs(ctx, args)
+    else:
+        edges, input_meta = [], []
+        for a in args:
             edges.append(a._gradient_edge())
             input_meta.append(a._metadata())
-        else:
-            if isinstance(a, Tensor):  # one edge per tensor argument, even without gradient: (None, 0)
-                edges.append(a._gradient_edge())
-            input_meta.append(None)
-    # Tuples: once the garbage collector sees one holds no containers, it stops walking it.
-    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
-    # Backward still returns one value per argument; the engine keeps the tensor arguments' ones.
-    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
-                        else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
-    output_meta = []
-    for nr, out in enumerate(outs):
-        output_meta.append(_mark_output(ctx, nr, out))
-    ctx._output_meta = tuple(output_meta)
+        # Tuples: once the garbage collector sees one holds no containers, it stops walking it.
+        ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+        ctx._tensor_args = _ALL_TENSORS[len(args)]
+    if len(outs) == 1:
+        ctx._output_meta = (_mark_output(ctx, 0, outs[0]),)
+    else:
+        output_meta = []
+        for nr, out in enumerate(outs):
+            output_meta.append(_mark_output(ctx, nr, out))
+        ctx._output_meta = tuple(output_meta)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     if ctx.to_save:
         _save(ctx, outs)
+
+
+def _connect_inputs(ctx, args):
+    """The edges and metadata of ``_connect`` when some argument needs no gradient:
+    a tensor still gets an edge (maybe ``(None, 0)``), anything else none; backward
+    still returns one value per argument, and the engine keeps the tensor arguments' ones."""
+    Tensor = _tensor.Tensor
+    edges, input_meta = [], []
+    for a, needed in zip(args, ctx.needs_input_grad):
+        if isinstance(a, Tensor):
+            edges.append(a._gradient_edge())
+        input_meta.append(a._metadata() if needed else None)
+    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
+                        else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
 
 
 def _save(ctx, outs):
