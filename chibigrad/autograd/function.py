@@ -98,10 +98,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             state.enabled = True
-        single = not isinstance(outputs, tuple)
-        outputs = _new_outputs(ctx, args, (outputs,) if single else outputs)
-        _connect(ctx, args, outputs)
-        return outputs[0] if single else outputs
+        if isinstance(outputs, tuple):
+            return _connect(ctx, args, outputs)
+        return _connect_one(ctx, args, outputs)
 
 
 def _needs_input_grad(args):
@@ -158,46 +157,61 @@ def _run_unrecorded(cls, needs, args, kwargs):
 
 
 def _connect(ctx, args, outs):
-    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node.
-    The common case (every argument a tensor that needs a gradient, one output) takes
-    the short paths. (Plain loops here and below: in Python 3.11 a comprehension is a
-    function call.)"""
-    if False in ctx.needs_input_grad:
-        _connect_inputs(ctx, args)
-    else:
-        edges, input_meta = [], []
-        for a in args:
+    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node; return
+    the outputs (see _new_outputs). (Plain loops here and below: in Python 3.11 a
+    comprehension is a function call.)"""
+    outs = _new_outputs(ctx, args, outs)
+    Tensor = _tensor.Tensor
+    edges, input_meta = [], []
+    for a, needed in zip(args, ctx.needs_input_grad):
+        if isinstance(a, Tensor):  # an edge even without gradient: (None, 0)
             edges.append(a._gradient_edge())
-            input_meta.append(a._metadata())
-        # Tuples: once the garbage collector sees one holds no containers, it stops walking it.
-        ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
-        ctx._tensor_args = _ALL_TENSORS[len(args)]
-    if len(outs) == 1:
-        ctx._output_meta = (_mark_output(ctx, 0, outs[0]),)
-    else:
-        output_meta = []
-        for nr, out in enumerate(outs):
-            output_meta.append(_mark_output(ctx, nr, out))
-        ctx._output_meta = tuple(output_meta)
+        input_meta.append(a._metadata() if needed else None)
+    # Tuples: the garbage collector stops walking one once it sees it holds no containers.
+    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+    # Backward still returns one value per argument; the engine keeps the tensor arguments' ones.
+    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
+                        else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
+    output_meta = []
+    for nr, out in enumerate(outs):
+        output_meta.append(_mark_output(ctx, nr, out))
+    ctx._output_meta = tuple(output_meta)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     if ctx.to_save:
         _save(ctx, outs)
+    return outs
 
 
-def _connect_inputs(ctx, args):
-    """The edges and metadata of ``_connect`` when some argument needs no gradient:
-    a tensor still gets an edge (maybe ``(None, 0)``), anything else none; backward
-    still returns one value per argument, and the engine keeps the tensor arguments' ones."""
-    Tensor = _tensor.Tensor
+def _connect_one(ctx, args, out):
+    """``_connect`` for the usual case: one float tensor out, every argument a tensor that
+    needs a gradient, nothing marked dirty or non-differentiable. The same steps with the
+    general cases left out, written inline: on a small op, each function call costs as
+    much as the numpy operation itself."""
+    if (not isinstance(out, _tensor.Tensor) or out._array.dtype.kind != "f" or False in ctx.needs_input_grad
+            or ctx.dirty_tensors or ctx.non_differentiable):
+        return _connect(ctx, args, (out,))[0]
+    for a in args:
+        if a is out:  # an input returned as is (see _new_outputs)
+            out = a._shallow_copy()
     edges, input_meta = [], []
-    for a, needed in zip(args, ctx.needs_input_grad):
-        if isinstance(a, Tensor):
-            edges.append(a._gradient_edge())
-        input_meta.append(a._metadata() if needed else None)
+    for a in args:
+        edges.append(a._gradient_edge())
+        input_meta.append(a._metadata())
     ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
-    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
-                        else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
+    ctx._tensor_args = _ALL_TENSORS[len(args)]
+    out.grad_fn, out._output_nr = ctx, 0  # (_mark_output)
+    ctx._output_meta = (out._metadata(),)
+    if anomaly_mode._state.enabled:
+        anomaly_mode.record_forward_stack(ctx)
+    to_save = ctx.to_save
+    if to_save:  # (_save)
+        del ctx.to_save
+        saved = []
+        for t in to_save:
+            saved.append(None if t is None else SavedTensor(t, t is out))
+        ctx._saved = tuple(saved)
+    return out
 
 
 def _save(ctx, outs):
