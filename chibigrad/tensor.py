@@ -447,8 +447,10 @@ class Tensor:
         self._array[...] = arr
         self._bump_version()
         if result.grad_fn is not None:
-            self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
-            result.grad_fn._output_meta[result._output_nr] = self._metadata()
+            node, nr = result.grad_fn, result._output_nr
+            self.grad_fn, self._output_nr = node, nr
+            metas = node._output_meta  # a tuple: rebuilt with self's (shape, dtype, array type) at nr
+            node._output_meta = metas[:nr] + (self._metadata(),) + metas[nr + 1:]
         return self
 
     def _recorded_inplace(self, op, *args, **kwargs):

@@ -577,3 +577,77 @@ def test_gradcheck_catches_a_function_with_a_wrong_backward():
 
     x = torch.randn(5, dtype=torch.float64, requires_grad=True)
     assert gradcheck(WrongSiLU.apply, (x,), raise_exception=False) is False
+
+
+# apply records the usual case (one float tensor out, every argument a tensor that needs a
+# gradient, nothing marked) in a shorter path (function._connect_one); these pin down that it
+# records exactly what the general path records.
+
+class SaveInputReturnIt(Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        ctx.unpacked = (x, w)
+        return grad * w, grad * x
+
+
+def test_short_path_input_returned_as_is_is_saved_as_the_input():
+    x = torch.tensor([1., 2.], requires_grad=True)
+    w = torch.tensor([3., 4.], requires_grad=True)
+    y = SaveInputReturnIt.apply(x, w)
+    assert y is not x and x.is_leaf and y.grad_fn.name() == "SaveInputReturnItBackward"
+    assert [n.variable for n, _ in y.grad_fn.next_functions] == [x, w]
+    y.sum().backward()
+    assert y.grad_fn.unpacked[0] is x and y.grad_fn.unpacked[1] is w
+    assert x.grad.tolist() == [3., 4.] and w.grad.tolist() == [1., 2.]
+
+
+def test_short_path_same_input_twice():
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = SaveInputReturnIt.apply(x, x)
+    assert y is not x and y.grad_fn.next_functions[0] == y.grad_fn.next_functions[1]
+    y.sum().backward()
+    assert x.grad.tolist() == [2., 4.]
+
+
+class ExpSavingOutput(Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = torch.exp(x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        ctx.unpacked_grad_fn = out.grad_fn
+        return grad * out
+
+
+def test_short_path_saved_output_unpacks_with_the_node_as_grad_fn():
+    x = torch.tensor([0., 1.], requires_grad=True)
+    y = ExpSavingOutput.apply(x)
+    assert y.grad_fn._saved[0]._tensor is None  # kept as its array: no cycle y -> grad_fn -> y
+    y.sum().backward(retain_graph=True)
+    assert y.grad_fn.unpacked_grad_fn is y.grad_fn
+    assert np.allclose(x.grad.numpy(), np.exp([0., 1.]))
+
+
+def test_integer_output_of_inputs_that_need_grad_is_not_recorded():
+    class ArgMax(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return torch.tensor(int(np.argmax(x.detach().numpy())))
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    x = torch.tensor([1., 3., 2.], requires_grad=True)
+    i = ArgMax.apply(x)
+    assert i.item() == 1 and not i.requires_grad and i.grad_fn is None

@@ -98,10 +98,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             state.enabled = True
-        single = not isinstance(outputs, tuple)
-        outputs = _new_outputs(ctx, args, (outputs,) if single else outputs)
-        _connect(ctx, args, outputs)
-        return outputs[0] if single else outputs
+        if isinstance(outputs, tuple):
+            return _connect(ctx, args, outputs)
+        return _connect_one(ctx, args, outputs)
 
 
 def _needs_input_grad(args):
@@ -158,26 +157,61 @@ def _run_unrecorded(cls, needs, args, kwargs):
 
 
 def _connect(ctx, args, outs):
-    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node."""
+    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node; return
+    the outputs (see _new_outputs). (Plain loops here and below: in Python 3.11 a
+    comprehension is a function call.)"""
+    outs = _new_outputs(ctx, args, outs)
     Tensor = _tensor.Tensor
-    # One edge per tensor argument; backward still returns one value per argument.
-    # (Plain loops here and below: in Python 3.11 each comprehension is a function call.)
     edges, input_meta = [], []
     for a, needed in zip(args, ctx.needs_input_grad):
-        if isinstance(a, Tensor):
+        if isinstance(a, Tensor):  # an edge even without gradient: (None, 0)
             edges.append(a._gradient_edge())
         input_meta.append(a._metadata() if needed else None)
-    ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
+    # Tuples, not lists: one allocation instead of two.
+    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+    # Backward still returns one value per argument; the engine keeps the tensor arguments' ones.
     ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
                         else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
     output_meta = []
     for nr, out in enumerate(outs):
         output_meta.append(_mark_output(ctx, nr, out))
-    ctx._output_meta = output_meta
+    ctx._output_meta = tuple(output_meta)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     if ctx.to_save:
         _save(ctx, outs)
+    return outs
+
+
+def _connect_one(ctx, args, out):
+    """``_connect`` for the usual case: one float tensor out, every argument a tensor that
+    needs a gradient, nothing marked dirty or non-differentiable. The same steps with the
+    general cases left out, written inline: on a small op, the calls of the general path
+    (_new_outputs, _mark_output, _save, _among) cost about as much as the numpy operation."""
+    if (not isinstance(out, _tensor.Tensor) or out._array.dtype.kind != "f" or False in ctx.needs_input_grad
+            or ctx.dirty_tensors or ctx.non_differentiable):
+        return _connect(ctx, args, (out,))[0]
+    for a in args:
+        if a is out:  # an input returned as is (see _new_outputs)
+            out = a._shallow_copy()
+    edges, input_meta = [], []
+    for a in args:
+        edges.append(a._gradient_edge())
+        input_meta.append(a._metadata())
+    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+    ctx._tensor_args = _ALL_TENSORS[len(args)]
+    out.grad_fn, out._output_nr = ctx, 0  # (_mark_output)
+    ctx._output_meta = (out._metadata(),)
+    if anomaly_mode._state.enabled:
+        anomaly_mode.record_forward_stack(ctx)
+    to_save = ctx.to_save
+    if to_save:  # (_save)
+        del ctx.to_save
+        saved = []
+        for t in to_save:
+            saved.append(None if t is None else SavedTensor(t, t is out))
+        ctx._saved = tuple(saved)
+    return out
 
 
 def _save(ctx, outs):
@@ -189,7 +223,7 @@ def _save(ctx, outs):
     saved = []
     for t in to_save:
         saved.append(None if t is None else SavedTensor(t, _among(t, outs)))
-    ctx._saved = saved
+    ctx._saved = tuple(saved)
 
 
 def _mark_output(ctx, nr, out):
