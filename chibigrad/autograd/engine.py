@@ -25,6 +25,7 @@ from .. import _device, memory
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode
+from .function import _among
 from .node import AccumulateGrad, check_hook_result
 
 
@@ -270,16 +271,22 @@ class _ArrayGrads:
             anomaly_mode.report_failure(node, err)
             raise
         outs = _validate(node, outs, self)
-        seen = set(map(id, grads))
+        self._note_outputs(grads, outs)
+        return outs
+
+    def _note_outputs(self, grads, outs):
+        """Mark the gradients a node passed on (an incoming one, or one it sent to two
+        inputs); count the fresh ones for chibigrad.memory."""
+        fresh = []
         for o in outs:
             if o is None:
                 continue
-            if id(o) in seen:
-                self._mark(o)  # an incoming gradient passed on, or one sent to two inputs
+            if _among(o, grads) or _among(o, fresh):
+                self._mark(o)
             else:
-                memory.track(o)
-                seen.add(id(o))
-        return outs
+                fresh.append(o)
+                if memory._counting:
+                    memory.track(o)
 
     def _evaluate_on_tensors(self, node, grads, capture, captured):
         """The Tensor path, for a node that needs Tensors (or needs zeros for missing gradients)."""
@@ -338,6 +345,18 @@ def _validate(node, outs, arrays=None):
     positions = node._tensor_args
     if len(positions) != len(metas):
         outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
+    for g, meta in zip(outs, metas):
+        if g is None:
+            continue
+        a = g if arrays is not None else g._array
+        if meta is None or (a.shape, a.dtype, type(a)) != meta:
+            return _fit_each(node, outs, metas, arrays)
+    return outs  # the common case: every gradient already fits its input
+
+
+def _fit_each(node, outs, metas, arrays):
+    """``_validate``'s work where a gradient does not fit: ``_fit`` each one, None where
+    the input needs no gradient."""
     fitted = list(outs)
     for i, meta in enumerate(metas):
         g = fitted[i]
