@@ -25,7 +25,6 @@ from .. import _device, memory
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode
-from .function import _among
 from .node import AccumulateGrad, check_hook_result
 
 
@@ -277,14 +276,16 @@ class _ArrayGrads:
     def _note_outputs(self, grads, outs):
         """Mark the gradients a node passed on (an incoming one, or one it sent to two
         inputs); count the fresh ones for chibigrad.memory."""
-        fresh = []
+        seen = list(grads)  # the incoming gradients, then each fresh one
         for o in outs:
             if o is None:
                 continue
-            if _among(o, grads) or _among(o, fresh):
-                self._mark(o)
+            for s in seen:  # (an identity test; ``in`` would compare arrays element-wise)
+                if s is o:
+                    self._mark(o)
+                    break
             else:
-                fresh.append(o)
+                seen.append(o)
                 if memory._counting:
                     memory.track(o)
 
@@ -345,12 +346,13 @@ def _validate(node, outs, arrays=None):
     positions = node._tensor_args
     if len(positions) != len(metas):
         outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
-    for g, meta in zip(outs, metas):
-        if g is None:
-            continue
-        a = g if arrays is not None else g._array
-        if meta is None or (a.shape, a.dtype, type(a)) != meta:
-            return _fit_each(node, outs, metas, arrays)
+    i = 0  # (a counter, not zip: this loop runs for every node)
+    for g in outs:
+        if g is not None:
+            a = g if arrays is not None else g._array
+            if (a.shape, a.dtype, type(a)) != metas[i]:  # (a meta of None never matches)
+                return _fit_each(node, outs, metas, arrays)
+        i += 1
     return outs  # the common case: every gradient already fits its input
 
 
