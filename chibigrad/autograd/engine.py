@@ -212,10 +212,12 @@ def _apply_on_arrays(node, grads):
 
 
 def _backward_on_arrays(node, arrays):
-    """``node.apply`` on arrays; ``ctx.saved_tensors`` then gives arrays too."""
+    """``node.apply`` on arrays; ``ctx.saved_tensors`` then gives arrays too. (Ops opt in
+    on their Function, so the node is its BackwardCFunction: calling the Function's
+    backward directly spares the ``apply`` frame.)"""
     node._array_mode = True
     try:
-        outs = node.apply(*arrays)
+        outs = node._forward_cls.backward(node, *arrays)
     finally:
         node._array_mode = False
     return outs if type(outs) is tuple else (outs,)
@@ -276,13 +278,14 @@ class _ArrayGrads:
     def _note_outputs(self, grads, outs):
         """Mark the gradients a node passed on (an incoming one, or one it sent to two
         inputs); count the fresh ones for chibigrad.memory."""
-        seen = list(grads)  # the incoming gradients, then each fresh one
+        seen, marked = list(grads), None  # seen: the incoming gradients, then each fresh one
         for o in outs:
-            if o is None:
+            if o is None or o is marked:  # (Add hands one gradient to both inputs: marked once)
                 continue
             for s in seen:  # (an identity test; ``in`` would compare arrays element-wise)
                 if s is o:
                     self._mark(o)
+                    marked = o
                     break
             else:
                 seen.append(o)
