@@ -212,9 +212,9 @@ def _apply_on_arrays(node, grads):
 
 
 def _backward_on_arrays(node, arrays):
-    """``node.apply`` on arrays; ``ctx.saved_tensors`` then gives arrays too. (Ops opt in
-    on their Function, so the node is its BackwardCFunction: calling the Function's
-    backward directly spares the ``apply`` frame.)"""
+    """The node's backward on arrays; ``ctx.saved_tensors`` then gives arrays too. Ops opt
+    in on their Function, so the node is its BackwardCFunction: the engine calls the
+    Function's backward itself (what ``node.apply`` does, one frame less)."""
     node._array_mode = True
     try:
         outs = node._forward_cls.backward(node, *arrays)
@@ -344,10 +344,11 @@ def _validate(node, outs, arrays=None):
     if type(outs) is not tuple:
         outs = (outs,)
     metas = node._input_meta
-    if len(outs) != len(metas):
-        outs = _check_count(node, outs, len(metas))
+    n = len(metas)
+    if len(outs) != n:
+        outs = _check_count(node, outs, n)
     positions = node._tensor_args
-    if len(positions) != len(metas):
+    if len(positions) != n:
         outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
     i = 0  # (a counter, not zip: this loop runs for every node)
     for g in outs:
