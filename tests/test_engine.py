@@ -219,6 +219,35 @@ def test_leaves_of_a_sum_get_separate_gradients():
     assert c.grad.tolist() == [1., 1.] and d.grad.tolist() == [5., 5.]
 
 
+class _SameArrayToBoth(torch.autograd.Function):
+    """Runs backward on arrays and hands one fresh gradient to both inputs."""
+    array_backward = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = grad * 2
+        return g, g
+
+
+def test_one_fresh_gradient_handed_to_two_leaves_is_not_shared_between_them():
+    a = torch.tensor([1., 2.], requires_grad=True)
+    b = torch.tensor([3., 4.], requires_grad=True)
+    _SameArrayToBoth.apply(a, b).sum().backward()
+    a.grad.zero_()
+    assert a.grad.tolist() == [0., 0.] and b.grad.tolist() == [2., 2.]
+
+
+def test_a_gradient_for_an_input_that_needs_none_is_dropped():
+    x = torch.tensor([1., 2.], requires_grad=True)
+    out = _SameArrayToBoth.apply(x, torch.tensor([3., 4.]))
+    grads = engine.call_node(out.grad_fn, [torch.ones(2)])
+    assert type(grads) is tuple and grads[1] is None and grads[0].tolist() == [2., 2.]
+
+
 @pytest.mark.parametrize("make", [
     lambda x: x, lambda x: x + 0, lambda x: x * 1, lambda x: x.view(2), lambda x: x.reshape(1, 2).squeeze(0),
     lambda x: x.clone(), lambda x: x[:],

@@ -212,10 +212,12 @@ def _apply_on_arrays(node, grads):
 
 
 def _backward_on_arrays(node, arrays):
-    """``node.apply`` on arrays; ``ctx.saved_tensors`` then gives arrays too."""
+    """The node's backward on arrays; ``ctx.saved_tensors`` then gives arrays too. Ops opt
+    in on their Function, so the node is its BackwardCFunction: the engine calls the
+    Function's backward itself (what ``node.apply`` does, one frame less)."""
     node._array_mode = True
     try:
-        outs = node.apply(*arrays)
+        outs = node._forward_cls.backward(node, *arrays)
     finally:
         node._array_mode = False
     return outs if type(outs) is tuple else (outs,)
@@ -270,16 +272,25 @@ class _ArrayGrads:
             anomaly_mode.report_failure(node, err)
             raise
         outs = _validate(node, outs, self)
-        seen = set(map(id, grads))
-        for o in outs:
-            if o is None:
-                continue
-            if id(o) in seen:
-                self._mark(o)  # an incoming gradient passed on, or one sent to two inputs
-            else:
-                memory.track(o)
-                seen.add(id(o))
+        self._note_outputs(grads, outs)
         return outs
+
+    def _note_outputs(self, grads, outs):
+        """Mark the gradients a node passed on (an incoming one, or one it sent to two
+        inputs); count the fresh ones for chibigrad.memory."""
+        seen, marked = list(grads), None  # seen: the incoming gradients, then each fresh one
+        for o in outs:
+            if o is None or o is marked:  # (Add hands one gradient to both inputs: marked once)
+                continue
+            for s in seen:  # (an identity test; ``in`` would compare arrays element-wise)
+                if s is o:
+                    self._mark(o)
+                    marked = o
+                    break
+            else:
+                seen.append(o)
+                if memory._counting:
+                    memory.track(o)
 
     def _evaluate_on_tensors(self, node, grads, capture, captured):
         """The Tensor path, for a node that needs Tensors (or needs zeros for missing gradients)."""
@@ -333,11 +344,25 @@ def _validate(node, outs, arrays=None):
     if type(outs) is not tuple:
         outs = (outs,)
     metas = node._input_meta
-    if len(outs) != len(metas):
-        outs = _check_count(node, outs, len(metas))
+    n = len(metas)
+    if len(outs) != n:
+        outs = _check_count(node, outs, n)
     positions = node._tensor_args
-    if len(positions) != len(metas):
+    if len(positions) != n:
         outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
+    i = 0  # (a counter, not zip: this loop runs for every node)
+    for g in outs:
+        if g is not None:
+            a = g if arrays is not None else g._array
+            if (a.shape, a.dtype, type(a)) != metas[i]:  # (a meta of None never matches)
+                return _fit_each(node, outs, metas, arrays)
+        i += 1
+    return outs  # the common case: every gradient already fits its input
+
+
+def _fit_each(node, outs, metas, arrays):
+    """``_validate``'s work where a gradient does not fit: ``_fit`` each one, None where
+    the input needs no gradient."""
     fitted = list(outs)
     for i, meta in enumerate(metas):
         g = fitted[i]

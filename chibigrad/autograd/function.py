@@ -52,7 +52,10 @@ class BackwardCFunction(Node, FunctionCtx):
     @property
     def saved_tensors(self):
         if self._array_mode:
-            return tuple([None if s is None else s.unpack_array(self) for s in self._saved])
+            arrays = []
+            for s in self._saved:  # a loop: in Python 3.11 a comprehension is a function call
+                arrays.append(None if s is None else s.unpack_array(self))
+            return tuple(arrays)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
 

@@ -77,9 +77,11 @@ class SavedTensor:
 
     def release(self):
         """Let go of the saved data (backward calls this unless retain_graph)."""
-        if self._data is not None:
-            memory.untrack_saved(self._data)
-            self._freed_meta = (self._data.shape, self._data.dtype, self._data.nbytes)  # for graph pictures
+        data = self._data
+        if data is not None:
+            if memory._counting:  # (saves a call per saved tensor while nobody counts)
+                memory.untrack_saved(data)
+            self._freed_meta = (data.shape, data.dtype, data.nbytes)  # for graph pictures
             self._data = self._tensor = None
 
     def unpack(self, node):
