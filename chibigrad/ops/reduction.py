@@ -301,8 +301,9 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         x = float_array(a)
-        shifted = x - x.max(axis=dim, keepdims=True)
-        out = wrap(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+        shifted = x - x.max(axis=dim, keepdims=True)  # so that exp cannot overflow
+        shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))  # in place: no second array of x's size
+        out = wrap(shifted)
         ctx.dim = dim
         ctx.save_for_backward(out)
         return out
