@@ -497,3 +497,15 @@ def test_seed_module_list_model():
     assert len(list(model.parameters())) == 6
     model(torch.randn(2, 8)).sum().backward()
     assert all(p.grad is not None for p in model.parameters())
+
+
+def test_ignored_samples_get_a_zero_gradient_printed_as_pytorch_prints_it():
+    """Values and repr from PyTorch 2.13: the ignored row is 0., not -0. (which prints as -0.0000)."""
+    x = torch.tensor([[1., 2., 3.], [0.5, 0.1, 0.2], [1., 1., 1.]], requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor([0, -100, 2]))
+    loss.backward()
+    assert repr(loss) == "tensor(1.7531, grad_fn=<NllLossBackward0>)"
+    assert repr(x.grad) == ("tensor([[-0.4550,  0.1224,  0.3326],\n        [ 0.0000,  0.0000,  0.0000],\n"
+                            "        [ 0.1667,  0.1667, -0.3333]])")
+    every_sample_ignored = F.cross_entropy(x, torch.tensor([2, 2, 2]), ignore_index=2, reduction="sum").item()
+    assert math.copysign(1.0, every_sample_ignored) == 1.0 and every_sample_ignored == 0.0  # 0., not -0.

@@ -179,3 +179,14 @@ def test_step_lr_schedule_and_state_dict():
 def test_clip_grad_norm_with_no_gradients_returns_zero():
     total = nn.utils.clip_grad_norm_([torch.zeros(2, requires_grad=True)], 1.0)
     assert total.item() == 0.0 and total.dtype is torch.float32
+
+
+def test_plain_sgd_keeps_no_state_and_momentum_sgd_does():
+    """PyTorch 2.13's state_dict: {} for SGD without momentum, one entry per parameter with it."""
+    for momentum, expected in ((0, {}), (0.9, {0, 1})):
+        model = nn.Linear(2, 1)
+        opt = optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
+        model(torch.ones(1, 2)).sum().backward()
+        opt.step()
+        state = opt.state_dict()["state"]
+        assert (state if not expected else set(state)) == expected

@@ -163,7 +163,8 @@ class NllLoss(Function):
         neg_w = -w
         losses = neg_w * x[rows, t]
         total = w.sum()
-        ctx.scale = neg_w / total if reduction == "mean" else neg_w
+        # (+ 0.0 turns an ignored sample's -0. into 0.: PyTorch's gradient there is 0., printed without a sign)
+        ctx.scale = (neg_w / total if reduction == "mean" else neg_w) + 0.0
         out = losses.sum() / total if reduction == "mean" else reduce_array(losses, reduction)
         ctx.logp_shape, ctx.rows, ctx.targets, ctx.reduction = logp._array.shape, rows, t, reduction
         if reduction == "none":

@@ -86,7 +86,10 @@ class Optimizer:
                 grad = p.grad
                 if grad is None:
                     continue
-                self._update(p._array, grad._array, self.state[p], group)
+                state = self.state.get(p, {})
+                self._update(p._array, grad._array, state, group)
+                if state:  # an entry once there is something to keep, as in PyTorch (plain SGD keeps nothing)
+                    self.state[p] = state
                 p._bump_version()  # an in-place change, as param.add_() is in PyTorch
         return loss
 
