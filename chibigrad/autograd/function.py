@@ -112,6 +112,8 @@ def _needs_input_grad(args):
     needs = []
     for a in args:  # a loop: in Python 3.11 a comprehension would cost a function call
         needs.append(isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None))
+    if False not in needs:  # the usual case: one shared tuple, not a new object per node for the GC to scan
+        return _ALL_NEEDED[len(needs)]
     return tuple(needs)
 
 
@@ -146,6 +148,7 @@ class _PerArity(dict):
 
 
 _NO_GRAD = _PerArity(lambda n: (False,) * n)  # needs_input_grad when nothing is recorded
+_ALL_NEEDED = _PerArity(lambda n: (True,) * n)  # needs_input_grad when every argument needs a gradient
 _ALL_TENSORS = _PerArity(lambda n: tuple(range(n)))  # _tensor_args when every argument is a tensor
 
 
@@ -204,7 +207,7 @@ def _connect_one(ctx, args, out):
     ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
     ctx._tensor_args = _ALL_TENSORS[len(args)]
     out.grad_fn, out._output_nr = ctx, 0  # (_mark_output)
-    ctx._output_meta = (out._metadata(),)
+    ctx._output_meta = (out._metadata(input_meta[0]),)  # (an element-wise op's output: as its first input)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     to_save = ctx.to_save
