@@ -223,14 +223,16 @@ class Tensor:
             self._grad_accumulator = weakref.ref(node)
         return node
 
-    def _metadata(self):
+    def _metadata(self, like=None):
         """``(shape, numpy dtype, array type)``, what the engine checks this tensor's gradient
         against. Made once and shared by every node that records the tensor (fewer objects
-        per op for the garbage collector to walk); ``data =`` starts it afresh."""
+        per op for the garbage collector to walk); ``data =`` starts it afresh. ``like`` (an
+        input's, for an op's output) is shared in turn when it is equal."""
         meta = self._meta
         if meta is None:
             array = self._array
-            meta = self._meta = (array.shape, array.dtype, type(array))
+            meta = (array.shape, array.dtype, type(array))
+            meta = self._meta = like if meta == like else meta
         return meta
 
     def _shallow_copy(self):

@@ -77,6 +77,24 @@ def test_next_functions_index_is_the_output_number():
     assert n1 is n0 is parts[0].grad_fn and (i1, i0) == (1, 0)
 
 
+def test_next_functions_is_a_tuple_of_pairs_built_from_the_nodes_flat_edges():
+    a = torch.tensor([1., 2., 3., 4.], requires_grad=True)
+    b = torch.tensor([1., 2.])
+    parts = (a * 1).split(2)
+    for node in ((parts[1] * b).grad_fn, torch.cat([parts[1], b]).grad_fn):  # short and general recording paths
+        edges = node.next_functions
+        assert type(edges) is tuple and all(type(e) is tuple for e in edges)
+        assert edges == ((parts[0].grad_fn, 1), (None, 0)) and edges == node.next_functions
+    s = (parts[1] * b).sum()
+    s.backward()
+    assert a.grad.tolist() == [0., 0., 1., 2.]
+    leaf = parts[1].detach_().requires_grad_()  # a leaf now, whatever output it was: its edge is (acc, 0)
+    for node in ((leaf * b).grad_fn, torch.cat([leaf, b]).grad_fn):
+        assert node.next_functions[0][1] == 0 and node.next_functions[0][0].variable is leaf
+    (leaf * b).sum().backward()
+    assert leaf.grad.tolist() == [1., 2.]
+
+
 def test_a_leaf_has_one_accumulate_grad_node_while_the_graph_lives():
     a = torch.tensor([1., 2.], requires_grad=True)
     y1, y2 = a * 2, a * 3

@@ -37,7 +37,7 @@ def topological_order(roots):
     while ready:
         node = heapq.heappop(ready)[2]
         order.append(node)
-        for nxt, _ in node.next_functions:
+        for nxt in node._next_nodes:
             if nxt is None:
                 continue
             deps[nxt] -= 1
@@ -48,10 +48,11 @@ def topological_order(roots):
 
 
 def _count_dependencies(roots):
-    """How many edges point at each node, found with an explicit stack."""
+    """How many edges point at each node, found with an explicit stack. (``_next_nodes`` are
+    the nodes of ``next_functions``, as the node stores them.)"""
     deps, stack, seen = {}, list(dict.fromkeys(roots)), set(roots)  # a root given twice is walked once
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        for nxt in stack.pop()._next_nodes:
             if nxt is None:
                 continue
             deps[nxt] = deps.get(nxt, 0) + 1
@@ -104,7 +105,7 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
             outs = evaluate(node, grads, capture, captured)
             if not retain_graph and node._saved:
                 node.release_saved()
-            for (nxt, nr), g in zip(node.next_functions, outs):
+            for nxt, nr, g in zip(node._next_nodes, node._next_nrs, outs):
                 if nxt is not None and g is not None:
                     _add_to_buffer(buffers, nxt, nr, g)
     finally:
@@ -133,7 +134,7 @@ def _needed(order, targets):
     target_nodes = {node for node, _ in targets}
     needed = set()
     for node in reversed(order):
-        if node in target_nodes or any(n in needed for n, _ in node.next_functions if n is not None):
+        if node in target_nodes or any(n in needed for n in node._next_nodes if n is not None):
             needed.add(node)
     return needed
 

@@ -112,6 +112,8 @@ def _needs_input_grad(args):
     needs = []
     for a in args:  # a loop: in Python 3.11 a comprehension would cost a function call
         needs.append(isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None))
+    if False not in needs:  # the usual case: one shared tuple, not a new object per node for the GC to scan
+        return _ALL_NEEDED[len(needs)]
     return tuple(needs)
 
 
@@ -146,6 +148,7 @@ class _PerArity(dict):
 
 
 _NO_GRAD = _PerArity(lambda n: (False,) * n)  # needs_input_grad when nothing is recorded
+_ALL_NEEDED = _PerArity(lambda n: (True,) * n)  # needs_input_grad when every argument needs a gradient
 _ALL_TENSORS = _PerArity(lambda n: tuple(range(n)))  # _tensor_args when every argument is a tensor
 
 
@@ -165,15 +168,17 @@ def _connect(ctx, args, outs):
     comprehension is a function call.)"""
     outs = _new_outputs(ctx, args, outs)
     Tensor = _tensor.Tensor
-    edges, input_meta = [], []
+    nodes, nrs, input_meta = [], [], []
     for a, needed in zip(args, ctx.needs_input_grad):
         if isinstance(a, Tensor):  # an edge even without gradient: (None, 0)
-            edges.append(a._gradient_edge())
+            node, nr = a._gradient_edge()
+            nodes.append(node)
+            nrs.append(nr)
         input_meta.append(a._metadata() if needed else None)
     # Tuples, not lists: one allocation instead of two.
-    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+    ctx._next_nodes, ctx._next_nrs, ctx._input_meta = tuple(nodes), tuple(nrs), tuple(input_meta)
     # Backward still returns one value per argument; the engine keeps the tensor arguments' ones.
-    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(edges) == len(args)
+    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(nodes) == len(args)
                         else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
     output_meta = []
     for nr, out in enumerate(outs):
@@ -197,14 +202,19 @@ def _connect_one(ctx, args, out):
     for a in args:
         if a is out:  # an input returned as is (see _new_outputs)
             out = a._shallow_copy()
-    edges, input_meta = [], []
-    for a in args:
-        edges.append(a._gradient_edge())
+    nodes, nrs, input_meta = [], [], []
+    for a in args:  # (a._gradient_edge(), without making a pair: each needs a gradient)
+        if a.grad_fn is not None:
+            nodes.append(a.grad_fn)
+            nrs.append(a._output_nr)
+        else:
+            nodes.append(a._accumulator())
+            nrs.append(0)
         input_meta.append(a._metadata())
-    ctx.next_functions, ctx._input_meta = tuple(edges), tuple(input_meta)
+    ctx._next_nodes, ctx._next_nrs, ctx._input_meta = tuple(nodes), tuple(nrs), tuple(input_meta)
     ctx._tensor_args = _ALL_TENSORS[len(args)]
     out.grad_fn, out._output_nr = ctx, 0  # (_mark_output)
-    ctx._output_meta = (out._metadata(),)
+    ctx._output_meta = (out._metadata(input_meta[0]),)  # (an element-wise op's output: as its first input)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     to_save = ctx.to_save

@@ -2,7 +2,8 @@
 
 A Node is one backward function. ``next_functions`` holds one edge
 ``(node, input_nr)`` per input of the forward operation: the node that will
-receive the gradient for that input, or ``None`` when it needs none.
+receive the gradient for that input, or ``None`` when it needs none. (The
+node stores its edges flat, as PyTorch does, and builds that tuple on demand.)
 """
 import itertools
 import re
@@ -150,7 +151,10 @@ class Node:
     """
 
     # Class-level defaults keep node creation cheap: most nodes have no hooks.
-    next_functions = ()
+    # The edges, flat: per input, the node its gradient goes to and which of that node's
+    # outputs it is (a tuple of pairs would be three objects per node for the GC to scan).
+    _next_nodes = ()
+    _next_nrs = ()
     _saved = ()  # a SavedTensor (or None) per tensor given to save_for_backward
     _input_meta = ()  # (shape, numpy dtype, array type) of each forward input that needs a gradient
     _tensor_args = ()  # positions of the forward's tensor arguments
@@ -163,6 +167,11 @@ class Node:
 
     def __init__(self):
         self._sequence_nr = next(_sequence)
+
+    @property
+    def next_functions(self):
+        """One edge ``(node, input_nr)`` per input of the forward operation, as PyTorch gives them."""
+        return tuple(zip(self._next_nodes, self._next_nrs))
 
     @property
     def metadata(self):
