@@ -222,9 +222,12 @@ class FileGuard:
         if restored:
             self.events.append(f"{self.path.name} was changed by another program while grading ran; restored "
                                "the autograder's last version")
-            tmp = self.path.with_suffix(".restore")
-            tmp.write_bytes(self.data)
-            os.replace(tmp, self.path)
+            if self.data is None:  # it did not exist: nothing of ours to put back
+                self.path.unlink(missing_ok=True)
+            else:
+                tmp = self.path.with_suffix(".restore")
+                tmp.write_bytes(self.data)
+                os.replace(tmp, self.path)
         self.remember()
         return restored
 
