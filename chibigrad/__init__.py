@@ -20,7 +20,7 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        randperm, set_rng_state, tensor, zeros, zeros_like)
 from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chunk, clamp, clone, cos, detach, div,
                   equal, exp, flatten, floor, hypot, isclose, log, log_softmax, logsumexp, matmul, max, maximum, mean,
-                  min, minimum, mm, mul, neg, norm, permute, pow, prod, reciprocal, relu, reshape, round, sigmoid, sign,
+                  min, minimum, mm, mul, mv, neg, norm, permute, pow, prod, reciprocal, relu, reshape, round, sigmoid, sign,
                   sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh, transpose, unbind, unsqueeze, var,
                   where)
 from . import autograd, cuda, memory, nn, optim, testing, utils

@@ -744,6 +744,9 @@ class Tensor:
     def bmm(self, other):
         return _ops.bmm(self, other)
 
+    def mv(self, vec):
+        return _ops.mv(self, vec)
+
     def dot(self, other):
         return _ops.linalg.Dot.apply(self, other)
 

@@ -2,6 +2,8 @@
 differences (float64) and exact hand-derived values, grad_fn names as PyTorch
 prints them, and broadcasting gradients summed back to each input's shape and dtype.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -479,3 +481,20 @@ def test_relu_backward_is_zero_where_masked_even_for_inf_and_nan_gradients():
     x = torch.tensor([-1., 2., -3., 4.], requires_grad=True)
     torch.relu(x).backward(torch.tensor([float("inf"), 1., float("nan"), 2.]))
     assert x.grad.tolist() == [0., 1., 0., 2.]  # what PyTorch 2.13 gives
+
+
+@pytest.mark.parametrize("shapes, message", [
+    (((2, 3), (3, 3)), "vector + matrix @ vector expected, got 1, 2, 2"),
+    (((2, 3, 1), (3,)), "vector + matrix @ vector expected, got 1, 3, 1"),
+    (((2, 3), (2,)), "size mismatch, got input (2), mat (2x3), vec (2)"),
+])
+def test_mv_checks_its_arguments_as_pytorch_does(shapes, message):
+    a, v = (torch.ones(*shape) for shape in shapes)
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        torch.mv(a, v)
+
+
+def test_mv_multiplies_a_matrix_by_a_vector():
+    a = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    out = a.mv(torch.tensor([1., 0., -1.]))
+    assert out.tolist() == [-2., -2.] and out.grad_fn.name() == "MvBackward0"

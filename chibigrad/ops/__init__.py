@@ -7,7 +7,7 @@ from . import _util, linalg, pointwise as pw, reduction as red, shape as sh
 from .. import return_types as _return_types
 from ..autograd.node import _TYPE_NAMES
 from ._util import operand
-from .linalg import bmm, linear, matmul, mm
+from .linalg import bmm, linear, matmul, mm, mv
 from .pointwise import where
 from .reduction import std, var
 from .shape import cat, chunk, split, stack

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from ..autograd.function import Function
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from ._util import check_device, promoted, save_needed
 from .shape import SqueezeMatmul, UnsafeView
 
@@ -23,8 +23,14 @@ class Mm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (grad @ b.mT if ctx.needs_input_grad[0] else None,
+        return (grad @ _t(b) if ctx.needs_input_grad[0] else None,
                 _mat2_grad(ctx, grad, a) if ctx.needs_input_grad[1] else None)
+
+
+def _t(m):
+    """``m.mT``; a matrix as PyTorch's formulas transpose it, with ``t()``, so that a graph
+    built by create_graph shows TBackward0 where PyTorch's does."""
+    return m.t() if m.ndim == 2 and isinstance(m, Tensor) else m.mT
 
 
 def _column_major(m):
@@ -35,7 +41,7 @@ def _column_major(m):
 def _mat2_grad(ctx, grad, mat1):
     """``mat1^T @ grad`` with mat2's layout: for a column-major mat2 PyTorch computes
     ``(grad^T @ mat1)^T``, so that weight.grad, one transpose further back, is row-major."""
-    return (grad.mT @ mat1).mT if ctx.mat2_column_major else mat1.mT @ grad
+    return _t(_t(grad) @ mat1) if ctx.mat2_column_major else _t(mat1) @ grad
 
 
 class Bmm(Mm):
@@ -77,7 +83,7 @@ class Mv(Function):
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
         return (grad.unsqueeze(1) * v if ctx.needs_input_grad[0] else None,
-                a.mT @ grad if ctx.needs_input_grad[1] else None)
+                _t(a) @ grad if ctx.needs_input_grad[1] else None)
 
 
 def matmul(a, b):
@@ -129,6 +135,17 @@ def mm(a, b):
     return Mm.apply(a, b)
 
 
+def mv(a, v):
+    """Matrix times vector, with PyTorch's checks (its message counts the output's dimension first)."""
+    if a.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
+    if a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                           f"vec ({v.shape[0]})")
+    check_device("mv", ("self", a), ("vec", v))
+    return Mv.apply(a, v)
+
+
 def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
@@ -164,7 +181,7 @@ class Addmm(Function):
         need_bias, need_mat1, need_mat2 = ctx.needs_input_grad
         # a row of biases is summed here; the engine sums any other broadcast bias back to its shape
         bias_grad = (grad.sum(0) if ctx.bias_ndim == 1 else grad) if need_bias else None
-        return bias_grad, grad @ mat2.mT if need_mat1 else None, _mat2_grad(ctx, grad, mat1) if need_mat2 else None
+        return bias_grad, grad @ _t(mat2) if need_mat1 else None, _mat2_grad(ctx, grad, mat1) if need_mat2 else None
 
 
 def addmm(bias, mat1, mat2):

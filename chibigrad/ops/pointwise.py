@@ -125,7 +125,24 @@ class Pow(Function):
         p = ctx.exponent
         if p == 0:
             return grad * 0, None
-        return grad * p * a ** (p - 1), None
+        scaled = MulScalar.apply(a ** (p - 1), p) if isinstance(a, Tensor) else a ** (p - 1) * p
+        return grad * scaled, None
+
+
+class MulScalar(Function):
+    """``tensor * number`` inside a derivative formula: PyTorch's mul.Scalar, whose node is
+    MulBackward1 (a user's ``x * 3`` wraps 3 in a tensor: MulBackward0)."""
+    node_name = "MulBackward1"
+    array_backward = True
+
+    @staticmethod
+    def forward(ctx, a, number):
+        ctx.number = number
+        return wrap(a._array * a._array.dtype.type(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.number, None
 
 
 class PowTensor(Function):

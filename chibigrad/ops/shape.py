@@ -135,7 +135,7 @@ class T(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.mT
+        return grad.t() if isinstance(grad, Tensor) else grad.T  # (a graph built by create_graph shows TBackward0)
 
 
 class Permute(Function):
