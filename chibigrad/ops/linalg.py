@@ -47,6 +47,14 @@ def _mat2_grad(ctx, grad, mat1):
 class Bmm(Mm):
     node_name = "BmmBackward0"
 
+    @staticmethod
+    def backward(ctx, grad):
+        if not isinstance(grad, Tensor):  # arrays: ``@`` is numpy's batched product
+            return Mm.backward(ctx, grad)
+        a, b = ctx.saved_tensors  # tensors (create_graph): recorded with bmm, as PyTorch records them
+        return (grad.bmm(b.mT) if ctx.needs_input_grad[0] else None,
+                a.mT.bmm(grad) if ctx.needs_input_grad[1] else None)
+
 
 class Matmul(Mm):
     """Batched/broadcast products; the engine sums gradients over broadcast batch dims."""

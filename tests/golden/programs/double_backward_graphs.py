@@ -34,3 +34,10 @@ gx, gw = torch.autograd.grad(F.linear(a, w, bias).pow(2).sum(), (a, w), create_g
 walk(gx.grad_fn)
 walk(gw.grad_fn)
 print(torch.autograd.grad(gx.sum() + gw.sum(), (a, w, bias)))
+
+p = torch.tensor([[[1., 2.], [3., 4.]], [[0., 1.], [1., 0.]]], requires_grad=True)
+q = torch.tensor([[[1., -1.], [2., 0.5]], [[3., 1.], [0., 2.]]], requires_grad=True)
+gp, gq = torch.autograd.grad(torch.bmm(p, q).pow(2).sum(), (p, q), create_graph=True)
+walk(gp.grad_fn)
+walk(gq.grad_fn)
+print(torch.autograd.grad((gp * gq).sum(), (p, q)))
