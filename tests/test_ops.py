@@ -475,12 +475,21 @@ def test_relu_backward_of_any_order_is_recorded_as_threshold_backward():
     assert [gx.grad_fn.name(), h.grad_fn.name()] == ["ThresholdBackwardBackward0", "ThresholdBackwardBackward0"]
 
 
-@pytest.mark.xfail(strict=True, reason="known difference: chibigrad multiplies by the mask (7x faster than "
-                                       "np.where), so inf * 0 gives nan where PyTorch selects 0")
-def test_relu_backward_is_zero_where_masked_even_for_inf_and_nan_gradients():
-    x = torch.tensor([-1., 2., -3., 4.], requires_grad=True)
-    torch.relu(x).backward(torch.tensor([float("inf"), 1., float("nan"), 2.]))
-    assert x.grad.tolist() == [0., 1., 0., 2.]  # what PyTorch 2.13 gives
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_relu_backward_is_zero_where_masked_even_for_inf_and_nan_gradients(dtype):
+    x = torch.tensor([-1., 2., -3., 4., 0.], dtype=dtype, requires_grad=True)
+    torch.relu(x).backward(torch.tensor([float("inf"), 1., float("nan"), -float("inf"), float("nan")], dtype=dtype))
+    assert x.grad.tolist() == [0., 1., 0., -float("inf"), 0.] and x.grad.dtype == dtype  # as PyTorch 2.13
+    assert not np.signbit(x.grad.numpy()[[0, 2, 4]]).any()  # +0, as PyTorch's select gives
+
+
+def test_relu_backward_of_scalars_and_broadcast_gradients():
+    s = torch.tensor(-2., requires_grad=True)
+    torch.relu(s).backward(torch.tensor(float("nan")))
+    assert s.grad.item() == 0. and s.grad.shape == ()
+    m = torch.tensor([[1., -1.], [-2., 3.]], requires_grad=True)
+    torch.relu(m).sum().backward()  # the gradient reaches ReLU as a broadcast (stride-0) array
+    assert m.grad.tolist() == [[1., 0.], [0., 1.]]
 
 
 @pytest.mark.parametrize("shapes, message", [
