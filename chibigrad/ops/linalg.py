@@ -109,9 +109,7 @@ def matmul(a, b):
                                % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
         return Dot.apply(a, b)
     if a.ndim == 2 and b.ndim == 1:
-        if a.shape[1] != b.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
-                               f"vec ({b.shape[0]})")
+        _check_mv_sizes(a, b)
         return Mv.apply(a, b)
     if a.ndim == 1:
         return SqueezeMatmul.apply(matmul(a.unsqueeze(0), b), -2)
@@ -147,11 +145,15 @@ def mv(a, v):
     """Matrix times vector, with PyTorch's checks (its message counts the output's dimension first)."""
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
+    _check_mv_sizes(a, v)
+    check_device("mv", ("self", a), ("vec", v))
+    return Mv.apply(a, v)
+
+
+def _check_mv_sizes(a, v):
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                            f"vec ({v.shape[0]})")
-    check_device("mv", ("self", a), ("vec", v))
-    return Mv.apply(a, v)
 
 
 def bmm(a, b):
