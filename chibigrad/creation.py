@@ -55,9 +55,48 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         array = np.array(data)
         from_numpy_dtype(array.dtype)
     else:
-        array = np.array(_unwrap(data))
+        array = _nested_array(data)
         dtype = dtype or _infer_dtype(array)
     return _finish(array, dtype, requires_grad, device)
+
+
+def _nested_array(data):
+    """Python data as an array, refused with PyTorch's words when it is not a rectangular
+    array of numbers (numpy would speak of inhomogeneous parts, or make an object array)."""
+    try:
+        array = np.array(_unwrap(data))
+    except ValueError:
+        _check_nesting(data, _nested_shape(data), 0)
+        raise
+    if array.dtype.kind in "US":
+        raise TypeError(f"new(): invalid data type '{'str' if array.dtype.kind == 'U' else 'bytes'}'")
+    if array.dtype.kind == "O":
+        odd = next((x for x in array.flat if not isinstance(x, (bool, int, float, np.generic))), array.flat[0])
+        raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
+    return array
+
+
+def _nested_shape(data):
+    """The shape the first element at each depth announces, as PyTorch reads nested lists."""
+    shape = []
+    while isinstance(data, (list, tuple)):
+        shape.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return shape
+
+
+def _check_nesting(data, shape, dim):
+    """PyTorch's error for a list whose length (or nesting) differs from what ``shape`` announced."""
+    if dim == len(shape):
+        return
+    if not isinstance(data, (list, tuple)):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+    for item in data:
+        _check_nesting(item, shape, dim + 1)
 
 
 def _unwrap(data):
@@ -125,9 +164,18 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    """PyTorch's formula: the first half steps up from ``start``, the second half down from
+    ``end``, each value a fused multiply-add rounded once to the result's type (so the middle
+    of -1..1 in 7 steps is -2.98e-08, not 0). Long doubles stand in for the fused operation."""
     dtype = dtype or get_default_dtype()
-    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(dtype.np_type), None, requires_grad,
-                   device)
+    kind = np.dtype(dtype.np_type if dtype.is_floating_point else np.float64).type  # integers: a float64 step
+    first, last = kind(start), kind(end)
+    step = (last - first) / kind(max(steps - 1, 1))
+    i, wide = np.arange(steps, dtype=np.longdouble), np.longdouble
+    values = np.where(i < steps // 2, wide(first) + wide(step) * i, wide(last) - wide(step) * (steps - 1 - i))
+    if steps == 1:
+        values[0] = first
+    return _finish(values.astype(dtype.np_type), None, requires_grad, device)
 
 
 def _like(fn, t, dtype, device, requires_grad, *args):

@@ -184,7 +184,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
 
     Only class-index targets are implemented (not class probabilities or label smoothing).
     """
-    if target.dtype.is_floating_point:
+    if target.dtype.is_floating_point and target.shape == input.shape:  # (PyTorch reads these as class probabilities)
         raise NotImplementedError("chibigrad's cross_entropy takes class indices; probability targets are not "
                                   "implemented")
     return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, ignore_index, reduction)

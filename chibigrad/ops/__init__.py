@@ -148,6 +148,9 @@ def argmin(a, dim=None, keepdim=False):
 def _arg(fn, a, dim, keepdim):
     if dim is None:
         return wrap(fn(a._array).astype(np.int64))
+    dim = _util.wrap_dim(dim, a.ndim)
+    if not a.ndim:  # a 0-d tensor's only element
+        return wrap(np.zeros_like(a._array, dtype=np.int64))
     return wrap(fn(a._array, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -160,9 +163,11 @@ def view(a, *shape):
 
 
 def flatten(a, start_dim=0, end_dim=-1):
+    start, end = _util.wrap_dim(start_dim, a.ndim), _util.wrap_dim(end_dim, a.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if a.ndim == 0:
         return reshape(a, 1)
-    start, end = start_dim % a.ndim, end_dim % a.ndim
     if start == end:
         return a
     return reshape(a, a.shape[:start] + (-1,) + a.shape[end + 1:])
@@ -188,7 +193,14 @@ def t(a):
 
 def permute(a, *dims):
     dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-    return sh.Permute.apply(a, tuple(d % a.ndim for d in dims))
+    if len(dims) != a.ndim:  # (PyTorch's text names sparse_coo whatever the layout)
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           "of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{a.ndim} is not equal to len(dims) = {len(dims)}")
+    axes = tuple(_util.wrap_dim(d, a.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return sh.Permute.apply(a, axes)
 
 
 def expand(a, *shape):

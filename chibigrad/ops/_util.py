@@ -82,12 +82,28 @@ def operand(value, like):
     return t
 
 
+def wrap_dim(dim, ndim):
+    """``dim`` counted from the front (a negative one counts from the end), or PyTorch's
+    IndexError: a wrong dim must fail, not wrap around to another one. A 0-d tensor
+    accepts 0 and -1, as in PyTorch."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
 def normalize_dims(dim, ndim):
-    """``dim`` (None, an int or a tuple, negatives allowed) as a tuple of axes."""
+    """``dim`` (None, an int or a tuple, negatives allowed) as a tuple of axes, each checked;
+    () for a 0-d tensor, which has no axis to reduce."""
     if dim is None:
         return tuple(range(ndim))
-    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    return tuple(d % max(ndim, 1) for d in dims)
+    axes = []
+    for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+        axis = wrap_dim(d, ndim)
+        if axis in axes:
+            raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+        axes.append(axis)
+    return tuple(axes) if ndim else ()
 
 
 def unsqueeze_dims(grad, dims, keepdim):

@@ -11,7 +11,7 @@ from .. import _device
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
 from .._dtype import result_type
-from ._util import arrays, cpu_scalars, float_array, save_needed
+from ._util import arrays, check_broadcast, cpu_scalars, float_array, save_needed
 
 
 class Add(Function):
@@ -397,6 +397,9 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx, condition, a, b):
+        if condition.shape != a.shape:  # PyTorch broadcasts the condition with a first, then with b
+            check_broadcast(condition.shape, a.shape)
+            check_broadcast(np.broadcast_shapes(condition.shape, a.shape), b.shape)
         x, y = arrays(a, b)
         if not type(condition) is type(x) is type(y):
             condition, x, y = cpu_scalars(condition, x, y)

@@ -13,7 +13,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
 from .pointwise import where
-from ._util import float_array, normalize_dims, unsqueeze_dims, warn
+from ._util import float_array, normalize_dims, unsqueeze_dims, warn, wrap_dim
 
 values_indices = collections.namedtuple("return_types", ["values", "indices"])
 
@@ -103,7 +103,12 @@ class MaxDim(Function):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
-        d = dim % max(a.ndim, 1)
+        d = wrap_dim(dim, a.ndim)
+        if not a.ndim:  # a 0-d tensor is its own max, at index 0
+            ctx.dim = None
+            indices = wrap(np.zeros_like(a._array, dtype=np.int64))
+            ctx.mark_non_differentiable(indices)
+            return wrap(a._array.copy()), indices
         idx = np.expand_dims(ctx._forward_cls.arg(a._array, axis=d), d)
         values = np.take_along_axis(a._array, idx, axis=d)
         if not keepdim:
@@ -116,6 +121,8 @@ class MaxDim(Function):
     @staticmethod
     def backward(ctx, grad, _grad_indices):
         from .shape import IndexAlongDim
+        if ctx.dim is None:
+            return grad, None, None
         return IndexAlongDim.scatter(grad, ctx.index, ctx.dim, ctx.keepdim, ctx.in_shape), None, None
 
 
@@ -281,6 +288,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, a, dim):
+        dim = normalize_dims(dim, a.ndim)
         x = float_array(a)
         e = np.exp(x - x.max(axis=dim, keepdims=True))
         out = wrap(e / e.sum(axis=dim, keepdims=True))
@@ -300,6 +308,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, a, dim):
+        dim = normalize_dims(dim, a.ndim)
         x = float_array(a)
         shifted = x - x.max(axis=dim, keepdims=True)  # so that exp cannot overflow
         shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))  # in place: no second array of x's size

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _device
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from ._util import check_device
+from ._util import check_device, wrap_dim
 
 
 def view_of(a, array):
@@ -64,6 +64,8 @@ def reshape(a, shape):
 def check_shape(a, shape):
     """Resolve -1 and report PyTorch's error for a size that does not fit."""
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     if shape.count(-1) == 0 and int(np.prod(shape)) != a.numel() or shape.count(-1) and a.numel() % max(
             -int(np.prod(shape)), 1):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.numel()}")
@@ -78,7 +80,7 @@ class Squeeze(Function):
         ctx.in_shape = a.shape
         x = a._array
         if dim is not None:
-            dim = dim % max(x.ndim, 1)
+            dim = wrap_dim(dim, x.ndim)
             out = x.squeeze(dim) if x.ndim and x.shape[dim] == 1 else x
         else:
             out = x.squeeze()
@@ -103,7 +105,7 @@ class Unsqueeze(Function):
 
     @staticmethod
     def forward(ctx, a, dim):
-        ctx.dim = dim % (a.ndim + 1)
+        ctx.dim = wrap_dim(dim, a.ndim + 1)
         return view_of(a, np.expand_dims(a._array, ctx.dim))
 
     @staticmethod
@@ -116,8 +118,9 @@ class Transpose(Function):
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
+        dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
         ctx.dims = (dim0, dim1)
-        return view_of(a, np.swapaxes(a._array, dim0, dim1))
+        return view_of(a, np.swapaxes(a._array, dim0, dim1) if a.ndim else a._array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -157,8 +160,7 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        shape = tuple(s if s != -1 else a.shape[i - (len(shape) - a.ndim)] for i, s in enumerate(shape))
-        _check_expand(a.shape, shape)
+        shape = _expanded_shape(a, shape)
         ctx.in_shape = a.shape
         return view_of(a, np.broadcast_to(a._array, shape))
 
@@ -167,14 +169,27 @@ class Expand(Function):
         return grad.sum_to_size(ctx.in_shape), None
 
 
-def _check_expand(shape, target):
-    """PyTorch's error when ``shape`` cannot be expanded to ``target``."""
-    lead = len(target) - len(shape)
-    for i, size in enumerate(shape):
-        if size != 1 and size != target[lead + i]:
-            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match the existing size "
-                               f"({size}) at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  "
-                               f"Tensor sizes: {list(shape)}")
+def _expanded_shape(a, sizes):
+    """``sizes`` with each -1 replaced by a's size there, checked as PyTorch checks them
+    (from the last dimension back, which is the one its error names)."""
+    shape, lead = a.shape, len(sizes) - a.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand({a.type()}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
+                           f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+                           f"({a.ndim})")
+    target = list(sizes)
+    for i in reversed(range(len(sizes))):
+        size = shape[i - lead] if i >= lead else None
+        if sizes[i] == -1:
+            if size is None:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
+            target[i] = size
+        elif size is not None and size != 1 and size != sizes[i]:
+            raise RuntimeError(f"The expanded size of the tensor ({sizes[i]}) must match the existing size ({size}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(shape)}")
+    return tuple(target)
 
 
 class Index(Function):
@@ -184,7 +199,10 @@ class Index(Function):
     @staticmethod
     def forward(ctx, a, key):
         ctx.key, ctx.in_shape = key, a.shape
-        out = _device.as_array(a._array[key])
+        try:
+            out = _device.as_array(a._array[key])
+        except IndexError as err:
+            raise IndexError(index_error(a.shape, key, err)) from None
         return view_of(a, out) if is_basic(key) else wrap(out)
 
     @staticmethod
@@ -225,6 +243,42 @@ class IndexGrad(Function):
         return grad[ctx.key], None, None
 
 
+def index_error(shape, key, err):
+    """PyTorch's text for an index numpy refused (numpy's own names axes and arrays);
+    numpy's text where the key is odd in some other way."""
+    items = key if isinstance(key, tuple) else (key,)
+    used = sum(k.ndim if _is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in items)
+    if used > len(shape):
+        return ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to "
+                "convert a 0-dim tensor to a number" if not shape else
+                f"too many indices for tensor of dimension {len(shape)}")
+    sizes, d, arrays_seen = list(shape), 0, 0  # sizes: as PyTorch reports them, with None's new dims
+    for k in items:
+        if k is None:
+            sizes.insert(d, 1)
+        elif k is Ellipsis:
+            d += len(shape) - used - 1
+        elif _is_mask(k):
+            for j, (m, n) in enumerate(zip(k.shape, sizes[d:])):
+                if m != n:
+                    return (f"The shape of the mask {list(k.shape)} at index {j} does not match the shape of the "
+                            f"indexed tensor {sizes} at index {d + j}")
+            d += k.ndim - 1
+        elif not isinstance(k, slice):
+            host = _device.to_device(k, _device.cpu) if hasattr(k, "ndim") and k.ndim else np.asarray(k)
+            out = host[(host < -sizes[d]) | (host >= sizes[d])] if host.dtype.kind in "iu" else ()
+            if len(out):  # (an index array is numbered among the index arrays, as in PyTorch's message)
+                where = arrays_seen if host.ndim else d
+                return f"index {int(out[0])} is out of bounds for dimension {where} with size {sizes[d]}"
+            arrays_seen += host.ndim > 0
+        d += 1
+    return str(err)
+
+
+def _is_mask(k):
+    return getattr(k, "dtype", None) == bool
+
+
 def is_basic(key):
     """True when numpy indexing with ``key`` returns a view (no arrays or lists)."""
     items = key if isinstance(key, tuple) else (key,)
@@ -259,7 +313,10 @@ class SetItem(Function):
         if isinstance(value, Tensor):  # a copy, so value may be on another device, as in PyTorch
             ctx.value_device = value.device
             value = _device.to_device(value._array, _device.device_of(out))
-        out[key] = value
+        try:
+            out[key] = value
+        except IndexError as err:
+            raise IndexError(index_error(out.shape, key, err)) from None
         return wrap(out)
 
     @staticmethod
@@ -279,7 +336,11 @@ class Cat(Function):
 
     @staticmethod
     def forward(ctx, dim, *tensors):
-        dim = dim % tensors[0].ndim
+        for i, t in enumerate(tensors):
+            if not t.ndim:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        dim = wrap_dim(dim, tensors[0].ndim)
+        _check_cat(tensors, dim)
         ctx.dim, ctx.sizes = dim, [t.shape[dim] for t in tensors]
         return wrap(np.concatenate([t._array for t in tensors], axis=dim))
 
@@ -288,9 +349,21 @@ class Cat(Function):
         return (None,) + tuple(grad.split(ctx.sizes, ctx.dim))
 
 
+def _check_cat(tensors, dim):
+    """PyTorch's errors for tensors that cannot be joined along ``dim``."""
+    first = tensors[0].shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}")
+        for d, (expected, got) in enumerate(zip(first, t.shape)):
+            if d != dim and expected != got:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {expected} "
+                                   f"but got size {got} for tensor number {i} in the list.")
+
+
 def cat(tensors, dim=0):
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     check_device("cat", *[("tensors", t) for t in tensors])
     return Cat.apply(dim, *tensors)
 
@@ -300,12 +373,11 @@ class Stack(Function):
 
     @staticmethod
     def forward(ctx, dim, *tensors):
-        ctx.dim = dim % (tensors[0].ndim + 1)
-        shapes = {t.shape for t in tensors}
-        if len(shapes) > 1:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
-                               f"entry 0 and {list(next(t.shape for t in tensors if t.shape != tensors[0].shape))}"
-                               " at entry 1")
+        ctx.dim = wrap_dim(dim, tensors[0].ndim + 1)
+        for i, t in enumerate(tensors):
+            if t.shape != tensors[0].shape:
+                raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                                   f"entry 0 and {list(t.shape)} at entry {i}")
         return wrap(np.stack([t._array for t in tensors], axis=ctx.dim))
 
     @staticmethod
@@ -314,6 +386,8 @@ class Stack(Function):
 
 
 def stack(tensors, dim=0):
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
     check_device("cat", *[("tensors", t) for t in tensors])  # PyTorch's stack is a cat
     return Stack.apply(dim, *tensors)
 
@@ -324,7 +398,7 @@ class Split(Function):
 
     @staticmethod
     def forward(ctx, a, sizes, dim):
-        ctx.dim = dim % a.ndim
+        ctx.dim = dim
         bounds = np.cumsum(sizes)[:-1].tolist()  # plain ints: fine for any device's split
         return tuple(view_of(a, piece) for piece in np.split(a._array, bounds, axis=ctx.dim))
 
@@ -342,7 +416,9 @@ class Unbind(Function):
 
     @staticmethod
     def forward(ctx, a, dim):
-        ctx.dim = dim % a.ndim
+        if not a.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        ctx.dim = wrap_dim(dim, a.ndim)
         return tuple(view_of(a, np.take(a._array, i, axis=ctx.dim)) for i in range(a.shape[ctx.dim]))
 
     @staticmethod
@@ -352,10 +428,15 @@ class Unbind(Function):
 
 def split(a, split_size_or_sections, dim=0):
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
+    dim = wrap_dim(dim, a.ndim)
     length = a.shape[dim]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        sizes = [min(step, length - i) for i in range(0, length, step)] or [0]
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and length:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {length}")
+        sizes = [min(step, length - i) for i in range(0, length, max(step, 1))] or [0]
         return Split.apply(a, sizes, dim)
     if sum(split_size_or_sections) != length:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's "
@@ -364,6 +445,9 @@ def split(a, split_size_or_sections, dim=0):
 
 
 def chunk(a, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim = wrap_dim(dim, a.ndim)
     length = a.shape[dim]
     return split(a, -(-length // chunks), dim)
 
