@@ -394,11 +394,11 @@ def test_a_hook_may_not_change_the_device():
     x.register_hook(to_cpu)
     with pytest.raises(RuntimeError) as err:
         (x * 2).sum().backward()
-    assert str(err.value) == "hook 'to_cpu' has changed the type of value (was CUDAFloatType got CPUFloatType)"
+    assert str(err.value) == "hook 'to_cpu' has changed the type of value (was torch.cuda.FloatTensor got torch.FloatTensor)"
     y = x * 1
     y.register_hook(lambda g: g.double())
-    with pytest.raises(RuntimeError, match=r"^hook '<lambda>' has changed the type of value \(was CUDAFloatType got "
-                                           r"CUDADoubleType\)$"):
+    with pytest.raises(RuntimeError, match=r"^hook '<lambda>' has changed the type of value \(was torch\.cuda\.FloatTensor "
+                                           r"got torch\.cuda\.DoubleTensor\)$"):
         y.sum().backward()
 
 

@@ -159,8 +159,15 @@ def test_step_is_an_inplace_change_that_saved_tensors_notice():
 
 def test_repr_lists_the_hyper_parameters():
     opt = optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n    maximize: False\n"
-                         "    momentum: 0\n    nesterov: False\n    weight_decay: 0\n)")
+    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
+                         "    fused: None\n    lr: 0.1\n    maximize: False\n    momentum: 0\n    nesterov: False\n"
+                         "    weight_decay: 0\n)")
+
+
+@pytest.mark.parametrize("make", [optim.SGD, optim.Adam, optim.AdamW])
+def test_a_differentiable_step_is_refused_not_ignored(make):
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        make([torch.zeros(1, requires_grad=True)], lr=0.1, differentiable=True)
 
 
 def test_step_lr_schedule_and_state_dict():

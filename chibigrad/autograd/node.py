@@ -252,13 +252,8 @@ def check_hook_result(hook, grad, new):
     """A tensor hook may replace a gradient, but not change its dtype or device (PyTorch's check)."""
     if new._array.dtype != grad._array.dtype or type(new._array) is not type(grad._array):
         raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has changed the type of value (was "
-                           f"{_type_string(grad)} got {_type_string(new)})")
+                           f"{grad.type()} got {new.type()})")
     return new
-
-
-def _type_string(t):
-    """PyTorch's name for a tensor's backend and dtype, e.g. CUDAFloatType."""
-    return ("CUDA" if t.is_cuda else "CPU") + _TYPE_NAMES[t.dtype.name][:-len("Tensor")] + "Type"
 
 
 def _owned(grad):

@@ -132,6 +132,15 @@ class Optimizer:
         return text + ")"
 
 
+def check_differentiable(differentiable):
+    """PyTorch's ``foreach``, ``fused`` and ``capturable`` choose among implementations of the
+    same update; chibigrad has one, so they are only kept in the param groups (printed and
+    saved as PyTorch's). ``differentiable`` changes what a step is, and is not implemented."""
+    if differentiable:
+        raise NotImplementedError("chibigrad's optimizers update the parameters' arrays in place: differentiable=True "
+                                  "(a step that autograd can differentiate) is not implemented")
+
+
 def _copied(value, param, key):
     """A tensor in loaded state gets its own copy, so two optimizers never share a buffer,
     on its parameter's device (``step`` stays on the CPU), as PyTorch loads it."""

@@ -44,3 +44,10 @@ y.retain_grad()
 y.register_hook(lambda g: g * 0)
 y.backward()
 print(x.grad, y.grad)
+
+x = torch.ones(2, requires_grad=True)
+x.register_hook(lambda g: g.double())  # a hook may not change the gradient's type
+try:
+    (x * 2).sum().backward()
+except RuntimeError as e:
+    print(e)
