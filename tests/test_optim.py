@@ -197,3 +197,11 @@ def test_plain_sgd_keeps_no_state_and_momentum_sgd_does():
         opt.step()
         state = opt.state_dict()["state"]
         assert (state if not expected else set(state)) == expected
+
+
+def test_zero_grad_keeping_a_grad_that_is_a_view_zeroes_it_in_place():
+    p = torch.zeros(2, requires_grad=True)
+    storage = torch.ones(4)
+    p.grad = storage[:2]  # a view: detach_() would refuse it, as PyTorch's zero_grad knows
+    optim.SGD([p], lr=0.1).zero_grad(set_to_none=False)
+    assert p.grad.tolist() == [0.0, 0.0] and storage.tolist() == [0.0, 0.0, 1.0, 1.0]

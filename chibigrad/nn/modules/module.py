@@ -381,6 +381,9 @@ def zero_grads(params, set_to_none=True):
         if set_to_none:
             p.grad = None
         else:
-            p.grad.detach_()
+            if p.grad.grad_fn is not None:  # (as PyTorch: a .grad that is a view may not be detached in place)
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
             with no_grad():
                 p.grad.zero_()

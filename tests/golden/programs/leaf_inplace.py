@@ -32,3 +32,15 @@ with torch.no_grad():
 print(x, x.is_leaf)
 x.grad.zero_()
 print(x.grad)
+
+# detach_() on a view is refused (its base would stay in the graph); detach() is the way.
+x = torch.ones(3, requires_grad=True)
+for name, make in [("slice", lambda: x[0:1]), ("view", lambda: (x * 2).view(3)), ("t", lambda: torch.ones(2, 2).t())]:
+    try:
+        make().detach_()
+        print(name, "detached")
+    except RuntimeError as e:
+        print(name, e)
+y = x * 2
+y.detach_()
+print(y.requires_grad, y.grad_fn, x.detach().detach_().requires_grad)
