@@ -7,8 +7,9 @@ import numpy as np
 class dtype:
     """A tensor element type, printed as PyTorch prints it (``torch.float32``)."""
 
-    def __init__(self, name, np_type, category):
+    def __init__(self, name, np_type, category, scalar_name, cpp_name):
         self.name = name
+        self.scalar_name, self.cpp_name = scalar_name, cpp_name  # how PyTorch's messages name it: Float, float
         self.np_type = np.dtype(np_type)
         self.category = category  # 0 bool, 1 integer, 2 floating point
         self.is_floating_point = category == 2
@@ -21,15 +22,15 @@ class dtype:
         return self.name
 
 
-bool = dtype("bool", np.bool_, 0)  # noqa: A001 - PyTorch's name
-uint8 = dtype("uint8", np.uint8, 1)
-int8 = dtype("int8", np.int8, 1)
-int16 = dtype("int16", np.int16, 1)
-int32 = dtype("int32", np.int32, 1)
-int64 = dtype("int64", np.int64, 1)
-float16 = dtype("float16", np.float16, 2)
-float32 = dtype("float32", np.float32, 2)
-float64 = dtype("float64", np.float64, 2)
+bool = dtype("bool", np.bool_, 0, "Bool", "bool")  # noqa: A001 - PyTorch's name
+uint8 = dtype("uint8", np.uint8, 1, "Byte", "unsigned char")
+int8 = dtype("int8", np.int8, 1, "Char", "signed char")
+int16 = dtype("int16", np.int16, 1, "Short", "short int")
+int32 = dtype("int32", np.int32, 1, "Int", "int")
+int64 = dtype("int64", np.int64, 1, "Long", "long int")
+float16 = dtype("float16", np.float16, 2, "Half", "c10::Half")
+float32 = dtype("float32", np.float32, 2, "Float", "float")
+float64 = dtype("float64", np.float64, 2, "Double", "double")
 long, int, half, float, double = int64, int32, float16, float32, float64  # noqa: A001
 
 _BY_NUMPY = {d.np_type: d for d in (bool, uint8, int8, int16, int32, int64, float16, float32, float64)}

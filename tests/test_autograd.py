@@ -88,11 +88,21 @@ def test_next_functions_is_a_tuple_of_pairs_built_from_the_nodes_flat_edges():
     s = (parts[1] * b).sum()
     s.backward()
     assert a.grad.tolist() == [0., 0., 1., 2.]
-    leaf = parts[1].detach_().requires_grad_()  # a leaf now, whatever output it was: its edge is (acc, 0)
-    for node in ((leaf * b).grad_fn, torch.cat([leaf, b]).grad_fn):
+
+    class TwoOutputs(torch.autograd.Function):  # (split's outputs are views, which detach_() refuses)
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1, x * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + 2 * g2
+
+    leaf = TwoOutputs.apply(a)[1].detach_().requires_grad_()  # a leaf now, whatever output it was: edge (acc, 0)
+    for node in ((leaf * 2).grad_fn, torch.cat([leaf, b]).grad_fn):
         assert node.next_functions[0][1] == 0 and node.next_functions[0][0].variable is leaf
-    (leaf * b).sum().backward()
-    assert leaf.grad.tolist() == [1., 2.]
+    (leaf * torch.cat([b, b])).sum().backward()
+    assert leaf.grad.tolist() == [1., 2., 1., 2.]
 
 
 def test_a_leaf_has_one_accumulate_grad_node_while_the_graph_lives():

@@ -167,8 +167,7 @@ def _check_broadcastable(a, b):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """``-input[i, target[i]]`` averaged (weighted by class ``weight``); ``input`` holds log-probabilities."""
     if target.dtype.name not in ("int64", "uint8"):
-        scalar_type = target.type().split(".")[-1][:-len("Tensor")]  # torch.FloatTensor -> Float
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}")
     if input.ndim > 1 and input.size(0) != target.size(0):
         raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target batch_size "
                          f"({target.size(0)}).")

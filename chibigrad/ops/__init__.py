@@ -5,7 +5,6 @@ import numpy as np
 from ..tensor import Tensor, wrap
 from . import _util, linalg, pointwise as pw, reduction as red, shape as sh
 from .. import return_types as _return_types
-from ..autograd.node import _TYPE_NAMES
 from ._util import operand
 from .linalg import bmm, linear, matmul, mm, mv
 from .pointwise import where
@@ -93,7 +92,7 @@ def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001
 def mean(a, dim=None, keepdim=False):
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {_TYPE_NAMES[a.dtype.name][:-len('Tensor')]}")
+                           f"or complex dtype. Got: {a.dtype.scalar_name}")
     return (red.MeanAll if dim is None else red.MeanDim).apply(a, dim, keepdim)
 
 
@@ -122,15 +121,28 @@ def prod(a, dim=None, keepdim=False):
 
 
 def norm(a, p="fro", dim=None, keepdim=False):
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{a.dtype.scalar_name}")
     return red.Norm.apply(a, 2 if p in ("fro", 2) else p, dim, keepdim)
 
 
 def softmax(a, dim):
+    _check_softmax_dtype("softmax", a, dim)
     return red.Softmax.apply(a, dim)
 
 
 def log_softmax(a, dim):
+    _check_softmax_dtype("log_softmax", a, dim)
     return red.LogSoftmax.apply(a, dim)
+
+
+def _check_softmax_dtype(name, a, dim):
+    """PyTorch has no integer softmax kernel; its error names the kernel (one for the last dim)."""
+    if not a.dtype.is_floating_point:
+        axis = _util.wrap_dim(dim, a.ndim)
+        last = "lastdim_" if axis == a.ndim - 1 or not a.ndim else ""
+        raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for \'{a.dtype.scalar_name}\'')
 
 
 def logsumexp(a, dim, keepdim=False):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from ._util import check_device, promoted, save_needed
+from ._util import check_device, save_needed
 from .shape import SqueezeMatmul, UnsafeView
 
 
@@ -17,8 +17,7 @@ class Mm(Function):
     def forward(ctx, a, b):
         save_needed(ctx, a, b)
         ctx.mat2_column_major = _column_major(b._array)
-        x, y = promoted(a, b)
-        return wrap(x @ y)
+        return wrap(a._array @ b._array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -68,8 +67,7 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, a, b):
         save_needed(ctx, a, b)
-        x, y = promoted(a, b)
-        return wrap(x @ y)
+        return wrap(a._array @ b._array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -84,8 +82,7 @@ class Mv(Function):
     @staticmethod
     def forward(ctx, a, v):
         save_needed(ctx, a, v)
-        x, y = promoted(a, v)
-        return wrap(x @ y)
+        return wrap(a._array @ v._array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -102,6 +99,7 @@ def matmul(a, b):
         rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
         return UnsafeView.apply(matmul(rows, b), a.shape[:-1] + b.shape[1:])
     _check_matmul_device(a, b)
+    _check_matmul_dtype(a, b)
     if a.ndim == 1 and b.ndim == 1:
         if a.shape != b.shape:
             raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
@@ -133,10 +131,42 @@ def _check_matmul_device(a, b):
         check_device("mm", ("self", a), ("mat2", b))
 
 
+def _check_matmul_dtype(a, b):
+    """torch.matmul never promotes: the kernel it ends in refuses two dtypes, each in its own words."""
+    if a.dtype is b.dtype:
+        return
+    if a.ndim == 1 and b.ndim == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype.scalar_name} and "
+                           f"{b.dtype.scalar_name}")
+    if a.ndim == 2 and b.ndim == 1:
+        _check_mv_dtype(a, b)
+    if b.ndim >= 3:
+        _check_bmm_dtype(a, b)
+    _check_mm_dtype(a, b)
+
+
+def _check_mm_dtype(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.cpp_name} != "
+                           f"{b.dtype.cpp_name}")
+
+
+def _check_mv_dtype(a, v):
+    if a.dtype is not v.dtype:  # (addmv's message names its result first, made with the vector's dtype)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v.dtype.scalar_name}, "
+                           f"{a.dtype.scalar_name}, and {v.dtype.scalar_name}")
+
+
+def _check_bmm_dtype(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found {b.dtype.scalar_name}")
+
+
 def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
     check_device("mm", ("self", a), ("mat2", b))
+    _check_mm_dtype(a, b)
     _check_inner(a, b, -2)
     return Mm.apply(a, b)
 
@@ -147,6 +177,7 @@ def mv(a, v):
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
     _check_mv_sizes(a, v)
     check_device("mv", ("self", a), ("vec", v))
+    _check_mv_dtype(a, v)
     return Mv.apply(a, v)
 
 
@@ -160,6 +191,7 @@ def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
     check_device("bmm", ("self", a), ("mat2", b))
+    _check_bmm_dtype(a, b)
     return Bmm.apply(a, b)
 
 
@@ -196,6 +228,10 @@ class Addmm(Function):
 
 def addmm(bias, mat1, mat2):
     check_device("addmm", ("self", bias), ("mat1", mat1), ("mat2", mat2))
+    for name, t in (("mat1", mat1), ("self", bias)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t.dtype.scalar_name} and "
+                               f"{mat2.dtype.scalar_name}")
     _check_inner(mat1, mat2, -2)
     return Addmm.apply(bias, mat1, mat2)
 

@@ -117,6 +117,8 @@ class Pow(Function):
         x = a._array
         if not a.dtype.is_floating_point and isinstance(exponent, float):
             x = x.astype(np.float32)
+        elif not a.dtype.is_floating_point and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return wrap(np.power(x, x.dtype.type(exponent) if x.dtype.kind == "f" else exponent))
 
     @staticmethod
@@ -145,6 +147,13 @@ class MulScalar(Function):
         return grad * ctx.number, None
 
 
+def _integer_power(x, y):
+    """PyTorch's integer power: a negative exponent gives 0, except for bases 1 and -1
+    (numpy refuses negative integer exponents)."""
+    out = np.power(x, np.maximum(y, 0))
+    return np.where(y >= 0, out, np.where(abs(x) == 1, np.where(y % 2 == 0, 1, x), 0)).astype(out.dtype)
+
+
 class PowTensor(Function):
     """``tensor ** tensor``: both base and exponent get gradients."""
     node_name = "PowBackward1"
@@ -152,7 +161,7 @@ class PowTensor(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y = arrays(a, b)
-        out = wrap(np.power(x, y))
+        out = wrap(np.power(x, y) if x.dtype.kind == "f" else _integer_power(x, y))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -363,7 +372,8 @@ class Clamp(Function):
     def forward(ctx, a, min=None, max=None):
         ctx.save_for_backward(a)
         ctx.bounds = [_bound(b, a) for b in (min, max)]
-        return wrap(np.clip(a._array, *ctx.bounds))
+        dt = result_type(a, *[b for b in (min, max) if b is not None]).np_type  # an int clamped at 0.5: float32
+        return wrap(np.clip(a._array.astype(dt, copy=False), *ctx.bounds).astype(dt, copy=False))
 
     @staticmethod
     def backward(ctx, grad):

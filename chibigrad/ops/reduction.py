@@ -216,7 +216,13 @@ class Var(Function):
         return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * centered * (2.0 / ctx.denom), None, None, None
 
 
+def _check_spread_dtype(a):
+    if not a.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
 def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    _check_spread_dtype(a)
     return Var.apply(a, dim, _correction(unbiased, correction), keepdim)
 
 
@@ -244,6 +250,7 @@ class Std(Function):
 
 
 def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    _check_spread_dtype(a)
     return Std.apply(a, dim, _correction(unbiased, correction), keepdim)
 
 

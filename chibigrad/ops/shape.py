@@ -7,6 +7,7 @@ seen by saved tensors of the base, as in PyTorch.
 import numpy as np
 
 from .. import _device
+from .._dtype import result_type
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
 from ._util import check_device, wrap_dim
@@ -342,11 +343,17 @@ class Cat(Function):
         dim = wrap_dim(dim, tensors[0].ndim)
         _check_cat(tensors, dim)
         ctx.dim, ctx.sizes = dim, [t.shape[dim] for t in tensors]
-        return wrap(np.concatenate([t._array for t in tensors], axis=dim))
+        return wrap(np.concatenate(_promoted_arrays(tensors), axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
         return (None,) + tuple(grad.split(ctx.sizes, ctx.dim))
+
+
+def _promoted_arrays(tensors):
+    """The tensors' arrays in PyTorch's promoted dtype (int64 with float32 is float32; numpy says float64)."""
+    dt = result_type(*tensors).np_type
+    return [t._array.astype(dt, copy=False) for t in tensors]
 
 
 def _check_cat(tensors, dim):
@@ -378,7 +385,7 @@ class Stack(Function):
             if t.shape != tensors[0].shape:
                 raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                    f"entry 0 and {list(t.shape)} at entry {i}")
-        return wrap(np.stack([t._array for t in tensors], axis=ctx.dim))
+        return wrap(np.stack(_promoted_arrays(tensors), axis=ctx.dim))
 
     @staticmethod
     def backward(ctx, grad):
