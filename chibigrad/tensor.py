@@ -8,6 +8,7 @@
 
 Math lives in ``chibigrad.ops``; the methods here only forward to it.
 """
+import functools
 import weakref
 import warnings
 
@@ -26,6 +27,25 @@ NON_LEAF_GRAD_WARNING = (
     "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
     "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
     "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+
+T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+                "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+
+
+def numpy_names(method):
+    """Also accept numpy's ``axis`` and ``keepdims`` for ``dim`` and ``keepdim``, as PyTorch's
+    argument parser does: ``x.sum(axis=1)`` works in PyTorch."""
+    @functools.wraps(method)
+    def accepting_numpy_names(*args, **kwargs):
+        if "axis" in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return method(*args, **kwargs)
+    return accepting_numpy_names
 
 
 def wrap(array, requires_grad=False):
@@ -76,7 +96,11 @@ class Tensor:
         return Size(self._array.shape)
 
     def size(self, dim=None):
-        return self.shape if dim is None else self._array.shape[dim]
+        if dim is None:
+            return self.shape
+        if not self.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._array.shape[_ops._util.wrap_dim(dim, self.ndim)]
 
     @property
     def dtype(self):
@@ -293,10 +317,16 @@ class Tensor:
         return self.numpy().astype(dtype, copy=False) if dtype is not None else self.numpy()
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self):
+        """The one element, for float() and int() (whose error differs from item()'s)."""
+        if self._array.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self):
         if self.dtype.is_floating_point or self._array.size != 1:
@@ -632,11 +662,13 @@ class Tensor:
     def logical_not(self):
         return wrap(np.logical_not(self._array))
 
+    @numpy_names
     def all(self, dim=None):
-        return wrap(self._array.all(axis=dim))
+        return wrap(self._array.all(axis=None if dim is None else _ops._util.wrap_dim(dim, self.ndim)))
 
+    @numpy_names
     def any(self, dim=None):
-        return wrap(self._array.any(axis=dim))
+        return wrap(self._array.any(axis=None if dim is None else _ops._util.wrap_dim(dim, self.ndim)))
 
     def isnan(self):
         return wrap(np.isnan(self._array))
@@ -709,48 +741,63 @@ class Tensor:
     def minimum(self, other):
         return _ops.minimum(self, other)
 
+    @numpy_names
     def sum(self, dim=None, keepdim=False, dtype=None):
         return _ops.sum(self, dim, keepdim, dtype)
 
+    @numpy_names
     def mean(self, dim=None, keepdim=False):
         return _ops.mean(self, dim, keepdim)
 
+    @numpy_names
     def max(self, dim=None, keepdim=False):
         return _ops.max(self, dim, keepdim)
 
+    @numpy_names
     def min(self, dim=None, keepdim=False):
         return _ops.min(self, dim, keepdim)
 
+    @numpy_names
     def amax(self, dim=(), keepdim=False):
         return _ops.amax(self, dim, keepdim)
 
+    @numpy_names
     def amin(self, dim=(), keepdim=False):
         return _ops.amin(self, dim, keepdim)
 
+    @numpy_names
     def prod(self, dim=None, keepdim=False):
         return _ops.prod(self, dim, keepdim)
 
+    @numpy_names
     def norm(self, p="fro", dim=None, keepdim=False):
         return _ops.norm(self, p, dim, keepdim)
 
+    @numpy_names
     def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
         return _ops.var(self, dim, unbiased, keepdim, correction)
 
+    @numpy_names
     def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction)
 
+    @numpy_names
     def argmax(self, dim=None, keepdim=False):
         return _ops.argmax(self, dim, keepdim)
 
+    @numpy_names
     def argmin(self, dim=None, keepdim=False):
         return _ops.argmin(self, dim, keepdim)
 
+    @numpy_names
     def softmax(self, dim):
         return _ops.softmax(self, dim)
 
+    @numpy_names
     def log_softmax(self, dim):
         return _ops.log_softmax(self, dim)
 
+    @numpy_names
     def logsumexp(self, dim, keepdim=False):
         return _ops.logsumexp(self, dim, keepdim)
 
@@ -784,9 +831,11 @@ class Tensor:
     def flatten(self, start_dim=0, end_dim=-1):
         return _ops.flatten(self, start_dim, end_dim)
 
+    @numpy_names
     def squeeze(self, dim=None):
         return _ops.squeeze(self, dim)
 
+    @numpy_names
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
 
@@ -807,6 +856,10 @@ class Tensor:
 
     @property
     def T(self):
+        if self.ndim != 2:  # PyTorch warns once per process (TORCH_WARN_ONCE)
+            _ops._util.warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                                 "cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                                 "TensorShape.cpp:4321.)" if self.ndim == 0 else T_DEPRECATED)
         return _ops.permute(self, tuple(range(self.ndim))[::-1])
 
     @property

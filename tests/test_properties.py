@@ -179,8 +179,8 @@ def _shape_op(t, p):
         return t.unsqueeze(0)
     if kind == "transpose":
         return t.transpose(0, -1) if t.ndim >= 2 else t
-    if kind == "T":
-        return t.T
+    if kind == "T":  # (on other than 2 dims .T is deprecated, and warns as in PyTorch)
+        return t.T if t.ndim == 2 else t.permute(*range(t.ndim - 1, -1, -1))
     if kind == "expand":
         return t.expand(2, *t.shape)
     if kind == "permute":

@@ -2,7 +2,7 @@
 entry points Tensor methods and operators call (``x.exp()``, ``a * b``)."""
 import numpy as np
 
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, numpy_names as _numpy_names, wrap
 from . import _util, linalg, pointwise as pw, reduction as red, shape as sh
 from .. import return_types as _return_types
 from ._util import operand
@@ -85,10 +85,12 @@ def hypot(a, b):
     return pw.Hypot.apply(a, operand(b, a))
 
 
+@_numpy_names
 def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001
     return (red.SumAll if dim is None else red.SumDim).apply(a, dim, keepdim, dtype)
 
 
+@_numpy_names
 def mean(a, dim=None, keepdim=False):
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
@@ -96,30 +98,36 @@ def mean(a, dim=None, keepdim=False):
     return (red.MeanAll if dim is None else red.MeanDim).apply(a, dim, keepdim)
 
 
+@_numpy_names
 def max(a, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
         return maximum(a, dim)
     return red.MaxAll.apply(a) if dim is None else _return_types.max(*red.MaxDim.apply(a, dim, keepdim))
 
 
+@_numpy_names
 def min(a, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
         return minimum(a, dim)
     return red.MinAll.apply(a) if dim is None else _return_types.min(*red.MinDim.apply(a, dim, keepdim))
 
 
+@_numpy_names
 def amax(a, dim=(), keepdim=False):
     return red.Amax.apply(a, dim if dim != () else None, keepdim)
 
 
+@_numpy_names
 def amin(a, dim=(), keepdim=False):
     return red.Amin.apply(a, dim if dim != () else None, keepdim)
 
 
+@_numpy_names
 def prod(a, dim=None, keepdim=False):
     return (red.ProdAll if dim is None else red.ProdDim).apply(a, dim, keepdim)
 
 
+@_numpy_names
 def norm(a, p="fro", dim=None, keepdim=False):
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
@@ -127,11 +135,13 @@ def norm(a, p="fro", dim=None, keepdim=False):
     return red.Norm.apply(a, 2 if p in ("fro", 2) else p, dim, keepdim)
 
 
+@_numpy_names
 def softmax(a, dim):
     _check_softmax_dtype("softmax", a, dim)
     return red.Softmax.apply(a, dim)
 
 
+@_numpy_names
 def log_softmax(a, dim):
     _check_softmax_dtype("log_softmax", a, dim)
     return red.LogSoftmax.apply(a, dim)
@@ -145,14 +155,17 @@ def _check_softmax_dtype(name, a, dim):
         raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for \'{a.dtype.scalar_name}\'')
 
 
+@_numpy_names
 def logsumexp(a, dim, keepdim=False):
     return red.LogSumExp.apply(a, dim, keepdim)
 
 
+@_numpy_names
 def argmax(a, dim=None, keepdim=False):
     return _arg(np.argmax, a, dim, keepdim)
 
 
+@_numpy_names
 def argmin(a, dim=None, keepdim=False):
     return _arg(np.argmin, a, dim, keepdim)
 
@@ -185,10 +198,12 @@ def flatten(a, start_dim=0, end_dim=-1):
     return reshape(a, a.shape[:start] + (-1,) + a.shape[end + 1:])
 
 
+@_numpy_names
 def squeeze(a, dim=None):
     return sh.Squeeze.apply(a) if dim is None else sh.SqueezeDim.apply(a, dim)
 
 
+@_numpy_names
 def unsqueeze(a, dim):
     return sh.Unsqueeze.apply(a, dim)
 

@@ -130,3 +130,13 @@ def warn(message, category=UserWarning):
     while frame is not None and frame.f_globals.get("__name__", "").startswith("chibigrad"):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+_warned_once = set()
+
+
+def warn_once(message, category=UserWarning):
+    """``warn``, once per process for each message, as PyTorch's TORCH_WARN_ONCE."""
+    if message not in _warned_once:
+        _warned_once.add(message)
+        warn(message, category)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _device
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, numpy_names, wrap
 from .pointwise import where
 from ._util import float_array, normalize_dims, unsqueeze_dims, warn, wrap_dim
 
@@ -221,6 +221,7 @@ def _check_spread_dtype(a):
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
+@numpy_names
 def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
     _check_spread_dtype(a)
     return Var.apply(a, dim, _correction(unbiased, correction), keepdim)
@@ -249,6 +250,7 @@ class Std(Function):
         return g * centered / ctx.denom, None, None, None
 
 
+@numpy_names
 def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
     _check_spread_dtype(a)
     return Std.apply(a, dim, _correction(unbiased, correction), keepdim)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _device
 from .._dtype import result_type
 from ..autograd.function import Function
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, numpy_names, wrap
 from ._util import check_device, wrap_dim
 
 
@@ -368,6 +368,7 @@ def _check_cat(tensors, dim):
                                    f"but got size {got} for tensor number {i} in the list.")
 
 
+@numpy_names
 def cat(tensors, dim=0):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -392,6 +393,7 @@ class Stack(Function):
         return (None,) + tuple(grad.unbind(ctx.dim))
 
 
+@numpy_names
 def stack(tensors, dim=0):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
