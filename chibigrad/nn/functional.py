@@ -172,6 +172,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target batch_size "
                          f"({target.size(0)}).")
     _check_reduction(reduction)
+    if input.ndim <= 2 and target.ndim > 1:  # e.g. labels of shape (N, 1): squeeze them to (N,)
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     check_device("nll_loss_forward", ("self", input), ("target", target), ("weight", weight))
     w = None if weight is None else weight._array
     loss = fn.NllLoss2d if input.ndim > 2 else fn.NllLoss

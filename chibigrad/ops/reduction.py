@@ -213,7 +213,8 @@ class Var(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * centered * (2.0 / ctx.denom), None, None, None
+        scale = 2.0 / ctx.denom if ctx.denom else float("nan")  # no degrees of freedom: nan, as the value
+        return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * centered * scale, None, None, None
 
 
 def _check_spread_dtype(a):

@@ -19,3 +19,5 @@ attempt("class out of range", lambda: F.cross_entropy(logits, torch.tensor([0, 3
 attempt("ok", lambda: F.cross_entropy(logits, torch.tensor([0, 2])))
 attempt("mse broadcast", lambda: F.mse_loss(torch.ones(2, 1), torch.zeros(2)))
 attempt("mse sizes", lambda: F.mse_loss(torch.ones(2), torch.zeros(3)))
+attempt("labels of shape (N, 1)", lambda: F.cross_entropy(logits, torch.tensor([[0], [2]])))
+attempt("labels squeezed", lambda: F.cross_entropy(logits, torch.tensor([[0], [2]]).squeeze(1)))

@@ -43,3 +43,10 @@ print(t.grad)
 print(torch.tensor([1., 2., 3.]).sum(), torch.tensor([[1, 2], [3, 4]]).sum(0), torch.tensor([True, True]).sum())
 print(torch.tensor([[1., 2.], [3., 4.]]).prod(), torch.tensor([2., 4., 4., 4., 5., 5., 7., 9.]).std())
 print(torch.tensor([1., 2., 3., 4.]).var(correction=0) if True else None)
+
+# One element: no degrees of freedom, so var and std are nan (with PyTorch's warning), and so are their gradients.
+for name in ("var", "std"):
+    x = torch.tensor([3.], requires_grad=True)
+    y = getattr(x, name)()
+    y.backward()
+    print(name, y, x.grad)
