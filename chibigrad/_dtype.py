@@ -46,6 +46,18 @@ def from_numpy_dtype(np_type):
                         "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.") from None
 
 
+_PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
+
+
+def as_dtype(value, fn_name):
+    """A ``dtype=`` argument as a dtype: PyTorch also takes Python's float, int and bool."""
+    if value is None or isinstance(value, dtype):
+        return value
+    if isinstance(value, type) and value in _PYTHON_TYPES:
+        return _PYTHON_TYPES[value]
+    raise TypeError(f"{fn_name}(): argument 'dtype' must be torch.dtype, not {type(value).__name__}")
+
+
 def get_default_dtype():
     return float32
 

@@ -5,6 +5,7 @@ Random numbers come from one global numpy Generator seeded by
 checkpointing needs to replay dropout exactly. (The numbers differ from
 PyTorch's: only the API and the distributions match.)
 """
+import functools
 import warnings
 
 import numpy as np
@@ -12,6 +13,16 @@ import numpy as np
 from . import _device, _dtype
 from ._dtype import from_numpy_dtype, get_default_dtype
 from .tensor import Tensor, wrap
+
+
+def _dtype_argument(create):
+    """``dtype=`` may also be Python's float, int or bool, as in PyTorch."""
+    @functools.wraps(create)
+    def creating(*args, **kwargs):
+        if kwargs.get("dtype") is not None:
+            kwargs["dtype"] = _dtype.as_dtype(kwargs["dtype"], create.__name__)
+        return create(*args, **kwargs)
+    return creating
 
 
 def _finish(array, dtype, requires_grad, device=None):
@@ -43,6 +54,7 @@ def _infer_dtype(data):
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
+@_dtype_argument
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a copy of ``data``."""
     if isinstance(data, Tensor):
@@ -70,6 +82,8 @@ def _nested_array(data):
         raise
     if array.dtype.kind in "US":
         raise TypeError(f"new(): invalid data type '{'str' if array.dtype.kind == 'U' else 'bytes'}'")
+    if array.dtype.kind == "u" or array.dtype.kind == "O" and all(isinstance(x, int) for x in array.flat):
+        raise ValueError("Overflow when unpacking long long")  # Python ints past int64 (numpy: uint64 or objects)
     if array.dtype.kind == "O":
         odd = next((x for x in array.flat if not isinstance(x, (bool, int, float, np.generic))), array.flat[0])
         raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
@@ -118,55 +132,90 @@ def as_tensor(data, dtype=None, device=None):
 
 def from_numpy(array):
     """A tensor sharing memory with ``array`` (changes show through both ways)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     from_numpy_dtype(array.dtype)
     return wrap(array)
 
 
-def _size(size):
+def _size(size, fn_name):
+    """The shape given as ``f(2, 3)`` or ``f((2, 3))``, checked as PyTorch checks it."""
+    if len(size) == 1 and not isinstance(size[0], (tuple, list)) and not _is_int(size[0]):
+        raise TypeError(f"{fn_name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return tuple(size)
+        size = size[0]
+    for i, n in enumerate(size):
+        if not _is_int(n):
+            raise TypeError(f"{fn_name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(n).__name__}\"")
+    if any(n < 0 for n in size):
+        if fn_name == "zeros":
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    return tuple(int(n) for n in size)
 
 
-def _filled(fill, size, dtype, requires_grad, device):
+def _is_int(n):
+    return isinstance(n, (int, np.integer)) and not isinstance(n, bool) or isinstance(n, Tensor) and n.numel() == 1 \
+        and not n.dtype.is_floating_point
+
+
+def _filled(fill, size, dtype, requires_grad, device, fn_name):
     dtype = dtype or get_default_dtype()
-    return _finish(np.full(_size(size), fill, dtype=dtype.np_type), None, requires_grad, device)
+    return _finish(np.full(_size(size, fn_name), fill, dtype=dtype.np_type), None, requires_grad, device)
 
 
+@_dtype_argument
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, requires_grad, device)
+    return _filled(0, size, dtype, requires_grad, device, "zeros")
 
 
+@_dtype_argument
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(1, size, dtype, requires_grad, device)
+    return _filled(1, size, dtype, requires_grad, device, "ones")
 
 
+@_dtype_argument
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, requires_grad, device)
+    return _filled(0, size, dtype, requires_grad, device, "empty")
 
 
+@_dtype_argument
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _infer_dtype(fill_value)
-    return _filled(fill_value, (size,), dtype, requires_grad, device)
+    return _filled(fill_value, (size,), dtype, requires_grad, device, "full")
 
 
+@_dtype_argument
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return _finish(np.eye(n, m, dtype=(dtype or get_default_dtype()).np_type), None, requires_grad, device)
 
 
+@_dtype_argument
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _infer_dtype([start, end, step])
     return _finish(np.arange(start, end, step).astype(dtype.np_type), None, requires_grad, device)
 
 
+@_dtype_argument
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """PyTorch's formula: the first half steps up from ``start``, the second half down from
     ``end``, each value a fused multiply-add rounded once to the result's type (so the middle
     of -1..1 in 7 steps is -2.98e-08, not 0). Long doubles stand in for the fused operation."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or get_default_dtype()
     kind = np.dtype(dtype.np_type if dtype.is_floating_point else np.float64).type  # integers: a float64 step
     first, last = kind(start), kind(end)
@@ -222,21 +271,35 @@ def default_generator():
     return _generator[0]
 
 
+@_dtype_argument
 def randn(*size, dtype=None, device=None, requires_grad=False):
-    dtype = dtype or get_default_dtype()
-    return _finish(_generator[0].standard_normal(_size(size), dtype=np.float64).astype(dtype.np_type), None,
+    dtype = _float_only(dtype, "normal_kernel_cpu")
+    return _finish(_generator[0].standard_normal(_size(size, "randn"), dtype=np.float64).astype(dtype.np_type), None,
                    requires_grad, device)
 
 
+@_dtype_argument
 def rand(*size, dtype=None, device=None, requires_grad=False):
+    dtype = _float_only(dtype, "check_uniform_bounds")
+    return _finish(_generator[0].random(_size(size, "rand")).astype(dtype.np_type), None, requires_grad, device)
+
+
+def _float_only(dtype, kernel):
+    """Normal and uniform numbers come only in float dtypes; PyTorch's error names its kernel."""
     dtype = dtype or get_default_dtype()
-    return _finish(_generator[0].random(_size(size)).astype(dtype.np_type), None, requires_grad, device)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.scalar_name}\'')
+    return dtype
 
 
+@_dtype_argument
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    return _finish(_generator[0].integers(low, high, size=tuple(size)), dtype or _dtype.int64, requires_grad, device)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    size = _size((size,), "randint")
+    return _finish(_generator[0].integers(low, high, size=size), dtype or _dtype.int64, requires_grad, device)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
@@ -247,5 +310,6 @@ def rand_like(t, dtype=None, device=None, requires_grad=False):
     return _like(rand, t, dtype, device, requires_grad)
 
 
+@_dtype_argument
 def randperm(n, dtype=None, device=None):
     return _finish(_generator[0].permutation(n), dtype or _dtype.int64, False, device)

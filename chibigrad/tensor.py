@@ -890,10 +890,10 @@ class Tensor:
 
 def _parse_to(args, kwargs):
     """``(device, dtype)`` from the arguments of ``.to()``; None where not given."""
-    dev, dt = kwargs.get("device"), kwargs.get("dtype")
+    dev, dt = kwargs.get("device"), _dtypes.as_dtype(kwargs.get("dtype"), "to")
     for a in args:
-        if isinstance(a, _dtype_cls):
-            dt = a
+        if isinstance(a, (_dtype_cls, type)):  # (a type: Python's float, int or bool, as PyTorch takes them)
+            dt = _dtypes.as_dtype(a, "to")
         elif isinstance(a, Tensor):
             dev, dt = a.device, a.dtype
         elif isinstance(a, (str, int, _device.device)):
