@@ -40,10 +40,11 @@ def numpy_names(method):
     argument parser does: ``x.sum(axis=1)`` works in PyTorch."""
     @functools.wraps(method)
     def accepting_numpy_names(*args, **kwargs):
-        if "axis" in kwargs:
-            kwargs["dim"] = kwargs.pop("axis")
-        if "keepdims" in kwargs:
-            kwargs["keepdim"] = kwargs.pop("keepdims")
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
         return method(*args, **kwargs)
     return accepting_numpy_names
 
@@ -96,11 +97,14 @@ class Tensor:
         return Size(self._array.shape)
 
     def size(self, dim=None):
+        shape = self._array.shape
         if dim is None:
-            return self.shape
-        if not self.ndim:
+            return Size(shape)
+        if -len(shape) <= dim < len(shape):
+            return shape[dim]
+        if not shape:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        return self._array.shape[_ops._util.wrap_dim(dim, self.ndim)]
+        _ops._util.wrap_dim(dim, len(shape))  # out of range: raises PyTorch's IndexError
 
     @property
     def dtype(self):

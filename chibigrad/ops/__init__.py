@@ -149,7 +149,7 @@ def log_softmax(a, dim):
 
 def _check_softmax_dtype(name, a, dim):
     """PyTorch has no integer softmax kernel; its error names the kernel (one for the last dim)."""
-    if not a.dtype.is_floating_point:
+    if a._array.dtype.kind != "f":
         axis = _util.wrap_dim(dim, a.ndim)
         last = "lastdim_" if axis == a.ndim - 1 or not a.ndim else ""
         raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for \'{a.dtype.scalar_name}\'')

@@ -86,10 +86,10 @@ def wrap_dim(dim, ndim):
     """``dim`` counted from the front (a negative one counts from the end), or PyTorch's
     IndexError: a wrong dim must fail, not wrap around to another one. A 0-d tensor
     accepts 0 and -1, as in PyTorch."""
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
+    n = ndim or 1
+    if -n <= dim < n:
+        return dim if dim >= 0 else dim + n
+    raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
 
 
 def normalize_dims(dim, ndim):
@@ -97,6 +97,9 @@ def normalize_dims(dim, ndim):
     () for a 0-d tensor, which has no axis to reduce."""
     if dim is None:
         return tuple(range(ndim))
+    if isinstance(dim, int):  # the usual case: one dim
+        axis = wrap_dim(dim, ndim)
+        return (axis,) if ndim else ()
     axes = []
     for d in dim if isinstance(dim, (tuple, list)) else (dim,):
         axis = wrap_dim(d, ndim)

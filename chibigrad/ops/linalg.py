@@ -133,7 +133,7 @@ def _check_matmul_device(a, b):
 
 def _check_matmul_dtype(a, b):
     """torch.matmul never promotes: the kernel it ends in refuses two dtypes, each in its own words."""
-    if a.dtype is b.dtype:
+    if a._array.dtype == b._array.dtype:
         return
     if a.ndim == 1 and b.ndim == 1:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype.scalar_name} and "
@@ -146,19 +146,19 @@ def _check_matmul_dtype(a, b):
 
 
 def _check_mm_dtype(a, b):
-    if a.dtype is not b.dtype:
+    if a._array.dtype != b._array.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.cpp_name} != "
                            f"{b.dtype.cpp_name}")
 
 
 def _check_mv_dtype(a, v):
-    if a.dtype is not v.dtype:  # (addmv's message names its result first, made with the vector's dtype)
+    if a._array.dtype != v._array.dtype:  # (addmv's message names its result first, made with the vector's dtype)
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v.dtype.scalar_name}, "
                            f"{a.dtype.scalar_name}, and {v.dtype.scalar_name}")
 
 
 def _check_bmm_dtype(a, b):
-    if a.dtype is not b.dtype:
+    if a._array.dtype != b._array.dtype:
         raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found {b.dtype.scalar_name}")
 
 
@@ -229,7 +229,7 @@ class Addmm(Function):
 def addmm(bias, mat1, mat2):
     check_device("addmm", ("self", bias), ("mat1", mat1), ("mat2", mat2))
     for name, t in (("mat1", mat1), ("self", bias)):
-        if t.dtype is not mat2.dtype:
+        if t._array.dtype != mat2._array.dtype:  # (numpy's dtypes: cheaper than two Tensor.dtype lookups)
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t.dtype.scalar_name} and "
                                f"{mat2.dtype.scalar_name}")
     _check_inner(mat1, mat2, -2)
