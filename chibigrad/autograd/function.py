@@ -213,8 +213,8 @@ def _connect_one(ctx, args, out):
         input_meta.append(a._metadata())
     ctx._next_nodes, ctx._next_nrs, ctx._input_meta = tuple(nodes), tuple(nrs), tuple(input_meta)
     ctx._tensor_args = _ALL_TENSORS[len(args)]
-    out.grad_fn, out._output_nr = ctx, 0  # (_mark_output)
-    ctx._output_meta = (out._metadata(input_meta[0]),)  # (an element-wise op's output: as its first input)
+    out.grad_fn, out._output_nr = ctx, 0  # (_mark_output; one output keeps the default _output_meta: no zeros
+    # are ever made for it, so its shape need not be recorded)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     to_save = ctx.to_save

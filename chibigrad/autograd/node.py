@@ -64,11 +64,11 @@ class SavedTensor:
         vc = tensor._vc
         if vc is None:
             vc = tensor._vc = [0]
-        self._version, self._saved_version = vc, vc[0]
-        self._output_nr = tensor._output_nr
-        self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
-        self._data = tensor._array
-        self._tensor = None if is_output else tensor
+        self._version, self._saved_version, self._data = vc, vc[0], tensor._array
+        if is_output:  # kept as its bare array; unpack re-wraps it with the node as grad_fn
+            self._tensor, self._output_nr, self._requires_grad = None, tensor._output_nr, tensor.grad_fn is not None
+        else:
+            self._tensor = tensor
         if memory._counting:  # (saves a call per saved tensor while nobody counts)
             memory.track_saved(self._data)
 
