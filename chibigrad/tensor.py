@@ -195,6 +195,13 @@ class Tensor:
                 raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
                                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
                                    "the same size")
+            if value._array.dtype != self._array.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{value.dtype.cpp_name}' to a tensor "
+                                   f"with grad_dtype '{self.dtype.scalar_name}'. The gradient must match the tensor's "
+                                   "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                                   "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+                                   "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+                                   "systems that assume they match.")
         self._grad = value
 
     @property

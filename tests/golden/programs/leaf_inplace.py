@@ -44,3 +44,11 @@ for name, make in [("slice", lambda: x[0:1]), ("view", lambda: (x * 2).view(3)),
 y = x * 2
 y.detach_()
 print(y.requires_grad, y.grad_fn, x.detach().detach_().requires_grad)
+
+# A gradient assigned by hand must have the tensor's dtype.
+for dtype, grad_dtype in ((torch.float32, torch.float64), (torch.float64, torch.float32), (torch.float32, torch.int64)):
+    w = torch.ones(2, dtype=dtype, requires_grad=True)
+    try:
+        w.grad = torch.ones(2, dtype=grad_dtype)
+    except RuntimeError as e:
+        print(e)
