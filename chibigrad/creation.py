@@ -82,7 +82,7 @@ def _nested_array(data):
         raise
     if array.dtype.kind in "US":
         raise TypeError(f"new(): invalid data type '{'str' if array.dtype.kind == 'U' else 'bytes'}'")
-    if array.dtype.kind == "u" or array.dtype.kind == "O" and all(isinstance(x, int) for x in array.flat):
+    if array.dtype == np.uint64 or array.dtype.kind == "O" and all(isinstance(x, int) for x in array.flat):
         raise ValueError("Overflow when unpacking long long")  # Python ints past int64 (numpy: uint64 or objects)
     if array.dtype.kind == "O":
         odd = next((x for x in array.flat if not isinstance(x, (bool, int, float, np.generic))), array.flat[0])

@@ -513,36 +513,39 @@ class Tensor:
         snapshot.grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
         return self._inplace(op(snapshot, *args, **kwargs))
 
-    def _check_result_fits(self, result, cpp_name=False):
+    def _check_result_fits(self, *others, true_divide=False, cpp_name=False):
         """An arithmetic in-place op may not give self values of a kind its dtype cannot hold
         (a float in an integer tensor, a number in a bool one): PyTorch refuses where copy_ converts."""
+        result = _dtypes.result_type(self, *[wrap(o) if isinstance(o, np.ndarray) else o for o in others])
+        if true_divide and not result.is_floating_point:
+            result = _dtypes.float32
         if result.category > self.dtype.category:
             target = self.dtype.cpp_name if cpp_name else self.dtype.scalar_name
             raise RuntimeError(f"result type {result.scalar_name} can't be cast to the desired output type {target}")
 
     def add_(self, other, alpha=1):
         from .ops import add
-        self._check_result_fits(_dtypes.result_type(self, other))
+        self._check_result_fits(other)
         return self._recorded_inplace(add, other, alpha=alpha)
 
     def sub_(self, other, alpha=1):
         from .ops import sub
-        self._check_result_fits(_dtypes.result_type(self, other))
+        self._check_result_fits(other)
         return self._recorded_inplace(sub, other, alpha=alpha)
 
     def mul_(self, other):
         from .ops import mul
-        self._check_result_fits(_dtypes.result_type(self, other))
+        self._check_result_fits(other)
         return self._recorded_inplace(mul, other)
 
     def div_(self, other):
         from .ops import div
-        self._check_result_fits(_dtypes.float32 if self.dtype.category < 2 else self.dtype)  # true division
+        self._check_result_fits(other, true_divide=True)
         return self._recorded_inplace(div, other)
 
     def clamp_(self, min=None, max=None):
         from .ops import clamp
-        self._check_result_fits(_dtypes.result_type(self, *[b for b in (min, max) if b is not None]), cpp_name=True)
+        self._check_result_fits(*[b for b in (min, max) if b is not None], cpp_name=True)
         return self._recorded_inplace(clamp, min, max)
 
     def copy_(self, src):

@@ -349,3 +349,12 @@ def test_repr(make, text):
 
 def test_format_of_zero_dim_tensor_formats_its_item():
     assert f"{torch.tensor(2.5):.2f}" == "2.50" and f"{torch.tensor(64.)}" == "64.0"
+
+
+def test_in_place_arithmetic_checks_the_result_dtype_of_any_operand():
+    x = torch.ones(2)
+    x.add_(np.ones(2))  # a numpy operand still works, as every other op takes it
+    assert x.tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        torch.ones(2, dtype=torch.int64).mul_(np.full(2, 0.5, dtype=np.float32))
+    assert torch.tensor([np.uint8(1), np.uint8(2)]).tolist() == [1, 2]  # small numpy integers are no overflow
