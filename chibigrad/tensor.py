@@ -433,8 +433,7 @@ class Tensor:
 
     def type(self, dtype=None):
         if dtype is None:
-            from .autograd.node import _TYPE_NAMES
-            return ("torch.cuda." if self.is_cuda else "torch.") + _TYPE_NAMES[self.dtype.name]
+            return ("torch.cuda." if self.is_cuda else "torch.") + self.dtype.scalar_name + "Tensor"
         return self.to(dtype)
 
     def float(self):

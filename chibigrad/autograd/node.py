@@ -111,7 +111,7 @@ class SavedTensor:
         """PyTorch's text: names the tensor's current grad_fn without its ``Backward<N>`` suffix."""
         data = self._data
         cuda = "cuda." if type(data) is not np.ndarray else ""
-        what = f"[torch.{cuda}{_TYPE_NAMES[data.dtype.name]} {list(data.shape)}]"
+        what = f"[torch.{cuda}{from_numpy_dtype(data.dtype).scalar_name}Tensor {list(data.shape)}]"
         producer = node if self._tensor is None else self._tensor.grad_fn
         if producer is not None:
             nr = self._output_nr if self._tensor is None else self._tensor._output_nr
@@ -135,11 +135,6 @@ def _short_name(node):
     """``MulBackward0`` -> ``Mul``, as PyTorch's in-place error prints node names."""
     name = node.name()
     return "torch::autograd::CopySlices" if name == "CopySlices" else re.sub(r"Backward\d*$", "", name)
-
-
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-               "uint8": "ByteTensor", "bool": "BoolTensor"}
 
 
 class Node:
