@@ -29,6 +29,13 @@ NON_LEAF_GRAD_WARNING = (
     "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked).")
+
+
 T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
@@ -69,7 +76,7 @@ class Tensor:
 
     # Defaults as class attributes: a new tensor only stores what differs.
     _requires_grad = False
-    grad_fn = None
+    _grad_fn = None  # see the grad_fn property
     _output_nr = 0
     _grad = None
     _vc = None
@@ -80,6 +87,8 @@ class Tensor:
     _is_inference = False
     _wrapped_number = False
     _base = None  # the tensor a view looks into
+    _view_version = None  # a view: the version its grad_fn was made at (see grad_fn)
+    _multi_output = None  # a view from split/chunk/unbind: (output number, op name), which PyTorch refuses to change in place
     _shared_grad = False  # set by the engine on gradients others can also see
     _meta = None  # see _metadata
     __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
@@ -142,6 +151,14 @@ class Tensor:
         return len(self._array)
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor, ``None`` for a leaf. A view whose base was changed
+        in place since its grad_fn was made gets a new one first (autograd/views.py)."""
+        if self._base is not None and self._vc[0] != self._view_version:
+            _views.refresh(self)
+        return self._grad_fn
+
+    @property
     def is_leaf(self):
         return self.grad_fn is None
 
@@ -181,7 +198,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+        if self._grad is None and not self._retains_grad and self.grad_fn is not None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -244,8 +261,9 @@ class Tensor:
     # ---- graph plumbing ---------------------------------------------------
     def _gradient_edge(self):
         """``(node, input_nr)`` a gradient for this tensor should go to."""
-        if self.grad_fn is not None:
-            return (self.grad_fn, self._output_nr)
+        node = self.grad_fn
+        if node is not None:
+            return (node, self._output_nr)
         if self._requires_grad:
             return (self._accumulator(), 0)
         return (None, 0)
@@ -359,7 +377,7 @@ class Tensor:
 
     def __repr__(self):
         from ._tensor_str import tensor_repr
-        grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
+        grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None  # (name() may be longer)
         array, device = self._array, None
         if type(array) is not np.ndarray:  # the values are printed from a host copy
             array, device = _device.to_device(array, _device.cpu), str(self.device)
@@ -395,7 +413,7 @@ class Tensor:
                                "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
                                "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
                                "torch/optim/optimizer.py as the solution.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -472,15 +490,16 @@ class Tensor:
         be changed in place under no_grad, and an inference tensor only in inference mode."""
         if grad_mode.is_grad_enabled():
             base = self._base
+            if base is not None and base.requires_grad and self.grad_fn is None:  # (made under no_grad)
+                raise RuntimeError(NO_GRAD_VIEW_INPLACE)
             if self.grad_fn is None and self._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
             if base is not None and base.grad_fn is None and base._requires_grad:
                 raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                    "operation.")
-            if base is not None and base.requires_grad:
-                raise RuntimeError("chibigrad does not record in-place operations on views of tensors that "
-                                   "require grad (PyTorch rewrites the base's history). Use an out-of-place op, "
-                                   "or assign through the base tensor: base[index] = value.")
+        if 0 in self._array.strides and self._array.size > 1:  # (a view made by expand)
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
         if self._is_inference and not grad_mode.is_inference_mode_enabled():
             raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
                                "You can make a clone to get a normal tensor before doing inplace update."
@@ -495,22 +514,33 @@ class Tensor:
             arr = arr.astype(self._array.dtype)
         self._array[...] = arr
         self._bump_version()
-        if result.grad_fn is not None:
-            node, nr = result.grad_fn, result._output_nr
-            self.grad_fn, self._output_nr = node, nr
+        if result._grad_fn is not None:
+            node, nr = result._grad_fn, result._output_nr
+            self._grad_fn, self._output_nr = node, nr
             metas = node._output_meta  # a tuple: rebuilt with self's (shape, dtype, array type) at nr
             node._output_meta = metas[:nr] + (self._metadata(),) + metas[nr + 1:]
         return self
 
     def _recorded_inplace(self, op, *args, **kwargs):
-        """Run the out-of-place ``op`` on a snapshot of self, then write the result back."""
+        """Run the out-of-place ``op`` on a snapshot of self, then write the result back. On
+        a view, the base's history is rewritten too (autograd/views.py)."""
         if not (grad_mode.is_grad_enabled() and (self.requires_grad or any(
                 isinstance(a, Tensor) and a.requires_grad for a in args))):
             return self._inplace(op(self, *args, **kwargs))
         self._check_inplace()  # a leaf that requires grad stops here, so self is a non-leaf or needs no grad
+        if self._multi_output is not None:
+            nr, name = self._multi_output
+            raise RuntimeError(f"Output {nr} of {name} is a view and is being modified inplace. This view is the "
+                               "output of a function that returns multiple views. Such functions do not allow the "
+                               "output views to be modified inplace. You should replace the inplace operation by "
+                               "an out-of-place one.")
         snapshot = wrap(self._array.copy())
-        snapshot.grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
-        return self._inplace(op(snapshot, *args, **kwargs))
+        snapshot._grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
+        result = op(snapshot, *args, **kwargs)
+        self._inplace(result)
+        if self._base is not None and result._grad_fn not in (None, snapshot._grad_fn):
+            _views.rebase_history(self, result._grad_fn)
+        return self
 
     def _check_result_fits(self, *others, true_divide=False, cpp_name=False):
         """An arithmetic in-place op may not give self values of a kind its dtype cannot hold
@@ -577,13 +607,12 @@ class Tensor:
         return self.div_(other)
 
     def __setitem__(self, index, value):
-        from .ops.shape import IndexPut, SetItem, is_basic
+        from .ops.shape import IndexPut, is_basic
         key = _index_key(index, self._array)
-        basic = is_basic(key)  # x[0], x[1:]: PyTorch writes through a view; x[mask], x[[0, 2]]: index_put_
-        if self.grad_fn is None and self._requires_grad and grad_mode.is_grad_enabled():
-            raise RuntimeError(("a view of a leaf Variable" if basic else "a leaf Variable") +
-                               " that requires grad is being used in an in-place operation.")
-        self._recorded_inplace(SetItem.apply if basic else IndexPut.apply, key, value)
+        if is_basic(key):  # x[0], x[1:]: as PyTorch does, copy_ into the view (autograd/views.py)
+            self[key].copy_(value if isinstance(value, Tensor) else wrap(_device.as_array(value)))
+        else:  # x[mask], x[[0, 2]]: index_put_
+            self._recorded_inplace(IndexPut.apply, key, value)
 
 
     # ---- operators and math (implemented in chibigrad.ops) -----------------
@@ -938,3 +967,4 @@ def _default_float():
 
 from . import _dtype as _dtypes  # noqa: E402
 from . import ops as _ops  # noqa: E402
+from .autograd import views as _views  # noqa: E402

@@ -106,7 +106,7 @@ def _node_box(node, show_saved):
     for shape, dtype, nbytes, released in node.saved_tensors_info if show_saved else ():
         text = f"saved {_shape(shape)} {_dtype(dtype)} \u00b7 {_size(nbytes)}"
         rows.append((text + FREED, "freed") if released else (text, "saved"))
-    return Box("node", node.name(), rows, node)
+    return Box("node", type(node).__name__, rows, node)
 
 
 def _describe(t):

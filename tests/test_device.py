@@ -528,3 +528,16 @@ def test_saved_tensor_bytes_on_the_device():
     assert m.saved_kept == 800  # x (once, for both operands) and exp's output
     y.sum().backward()
     assert memory.saved() <= memory.max_saved()
+
+
+def test_changes_through_views_rewrite_history_on_the_device():
+    a = torch.tensor([1., 2., 3.], requires_grad=True, device="cuda")
+    x = a * 2
+    x[0] += 1  # CopySlices (its positions live on the device)
+    x[1:].mul_(3)
+    v = x.view(3, 1)
+    x.add_(1)  # v's grad_fn is made again: AsStridedBackward0
+    (v * v).sum().backward()
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    assert a.grad.device == CUDA and a.grad.tolist() == [16., 156., 228.]
+    assert type(a.grad._array) is SimulatedCudaArray

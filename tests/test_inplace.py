@@ -1,8 +1,11 @@
 """In-place operations: values, version counters, the saved-tensor check with
 PyTorch's exact message, leaf rules, grad_fn rebasing, detach and .data."""
+import numpy as np
 import pytest
 
 import chibigrad as torch
+from chibigrad.autograd import views
+from chibigrad.autograd.node import FREED_MESSAGE as FREED
 
 HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
@@ -306,3 +309,93 @@ def test_detach_inplace():
     y = x * 2
     assert y.detach_() is y
     assert y.is_leaf and not y.requires_grad and y.grad_fn is None and y.tolist() == [2., 4.]
+
+
+# ---- in-place changes through views (autograd/views.py) ----------------------------------
+@pytest.mark.parametrize("make_base, index", [
+    (lambda: np.arange(12.).reshape(3, 4), (slice(None), slice(1, 3))),
+    (lambda: np.asfortranarray(np.arange(12.).reshape(3, 4)), (1, slice(None, None, 2))),
+    (lambda: np.arange(12.).reshape(3, 4)[::-1], (slice(0, 2), 3)),
+    (lambda: np.arange(24.).reshape(2, 3, 4).transpose(2, 0, 1), (Ellipsis, 1)),
+    (lambda: np.arange(6.), (4, Ellipsis)),
+    (lambda: np.arange(6.), (slice(3, 3),)),
+])
+def test_view_positions_finds_each_element_of_a_view_in_its_base(make_base, index):
+    base = make_base()
+    view = base[index]
+    positions = views.view_positions(view, base)
+    assert positions.shape == (view.size,)
+    assert np.array_equal(base.reshape(-1)[positions], view.reshape(-1))  # row-major order on both sides
+
+
+def test_view_positions_refuses_memory_outside_the_base():
+    with pytest.raises(RuntimeError, match="could not find this view's elements in its base"):
+        views.view_positions(np.ones(3), np.ones(3))
+
+
+def test_copyslices_frees_the_inplace_ops_saved_tensors_with_the_graph():
+    a = torch.tensor([1., 2., 3.], requires_grad=True)
+    x = a * 2
+    x[1:].mul_(a[:2])  # MulBackward0 saves both factors; CopySlices stands in for it in the graph
+    x.sum().backward(retain_graph=True)
+    x.sum().backward()
+    assert a.grad.tolist() == [12., 16., 8.]  # x = [2a0, 2a1*a0, 2a2*a1]: twice [2 + 2a1, 2a0 + 2a2, 2a1]
+    raises(lambda: x.sum().backward(), FREED)
+
+
+def test_a_hook_on_the_base_after_a_change_through_a_view_sees_the_whole_gradient():
+    a = torch.tensor([1., 2., 3.], requires_grad=True)
+    x = a * 1
+    x[0].mul_(10)
+    seen = []
+    x.register_hook(seen.append)
+    (x * torch.tensor([1., 2., 3.])).sum().backward()
+    assert seen[0].tolist() == [1., 2., 3.] and a.grad.tolist() == [10., 2., 3.]
+
+
+def test_vector_indexing_and_unbind_give_views_that_see_later_changes():
+    x = torch.zeros(3)
+    first, pieces = x[0], x.unbind()
+    x.add_(5)
+    assert first.item() == 5. and [p.item() for p in pieces] == [5., 5., 5.]
+
+
+class AddOneInPlace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 3
+
+
+class DoubleSecondInPlace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, s, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad * 2
+
+
+def test_a_custom_function_that_changes_a_view_rewrites_the_base_history():
+    a = torch.tensor([1., 2., 3.], requires_grad=True)
+    x = a * 2
+    v = x[1:]
+    assert AddOneInPlace.apply(v) is v
+    assert (type(x.grad_fn).__name__, type(v.grad_fn).__name__) == ("CopySlices", "AsStridedBackward0")
+    (x * x).sum().backward()
+    assert a.grad.tolist() == [8., 60., 84.]  # torch 2.13 gives the same
+
+
+def test_a_custom_function_that_changes_a_view_given_second_is_refused():
+    # PyTorch reads the Function's first input as the view and gets a0's gradient wrong (0, not 2)
+    x = torch.tensor([1., 2., 3.], requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="only when the view is the Function's first argument"):
+        DoubleSecondInPlace.apply(torch.ones(1), x[1:])

@@ -11,7 +11,7 @@ differ only in that built-ins compute forward on numpy arrays.
 import functools
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, grad_mode, views
 from .node import Node, SavedTensor
 
 
@@ -107,11 +107,17 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
 
 def _needs_input_grad(args):
-    """For each argument: is it a tensor that needs a gradient?"""
+    """For each argument: is it a tensor that needs a gradient? (A view whose base changed in
+    place gets its grad_fn made again first: the edges recorded next read it.)"""
     Tensor = _tensor.Tensor
     needs = []
     for a in args:  # a loop: in Python 3.11 a comprehension would cost a function call
-        needs.append(isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None))
+        if not isinstance(a, Tensor):
+            needs.append(False)
+            continue
+        if a._base is not None and a._vc[0] != a._view_version:
+            views.refresh(a)
+        needs.append(a._requires_grad or a._grad_fn is not None)
     if False not in needs:  # the usual case: one shared tuple, not a new object per node for the GC to scan
         return _ALL_NEEDED[len(needs)]
     return tuple(needs)
@@ -184,11 +190,23 @@ def _connect(ctx, args, outs):
     for nr, out in enumerate(outs):
         output_meta.append(_mark_output(ctx, nr, out))
     ctx._output_meta = tuple(output_meta)
+    for t in ctx.dirty_tensors:
+        if t._base is not None and t._grad_fn is ctx:
+            _rebase_dirty_view(ctx, args, t)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
     if ctx.to_save:
         _save(ctx, outs)
     return outs
+
+
+def _rebase_dirty_view(ctx, args, view):
+    """A view that forward changed in place (mark_dirty): its base's history is rewritten
+    around ctx (autograd/views.py), which reads ctx's first input as the view's old value."""
+    if args[0] is not view:
+        raise RuntimeError("chibigrad rewrites the history of a view changed in place by a custom Function only "
+                           "when the view is the Function's first argument: pass it first, or clone() it first.")
+    views.rebase_history(view, ctx)
 
 
 def _connect_one(ctx, args, out):
@@ -204,8 +222,8 @@ def _connect_one(ctx, args, out):
             out = a._shallow_copy()
     nodes, nrs, input_meta = [], [], []
     for a in args:  # (a._gradient_edge(), without making a pair: each needs a gradient)
-        if a.grad_fn is not None:
-            nodes.append(a.grad_fn)
+        if a._grad_fn is not None:  # (a view's is up to date: _needs_input_grad read grad_fn)
+            nodes.append(a._grad_fn)
             nrs.append(a._output_nr)
         else:
             nodes.append(a._accumulator())
@@ -213,7 +231,7 @@ def _connect_one(ctx, args, out):
         input_meta.append(a._metadata())
     ctx._next_nodes, ctx._next_nrs, ctx._input_meta = tuple(nodes), tuple(nrs), tuple(input_meta)
     ctx._tensor_args = _ALL_TENSORS[len(args)]
-    out.grad_fn, out._output_nr = ctx, 0  # (_mark_output; one output keeps the default _output_meta: no zeros
+    out._grad_fn, out._output_nr = ctx, 0  # (_mark_output; one output keeps the default _output_meta: no zeros
     # are ever made for it, so its shape need not be recorded)
     if anomaly_mode._state.enabled:
         anomaly_mode.record_forward_stack(ctx)
@@ -249,7 +267,7 @@ def _mark_output(ctx, nr, out):
     if out._array.dtype.kind != "f" or ctx.non_differentiable and _among(out, ctx.non_differentiable):
         out._requires_grad = False
     else:
-        out.grad_fn, out._output_nr = ctx, nr
+        out._grad_fn, out._output_nr = ctx, nr
     return out._metadata()
 
 

@@ -66,7 +66,7 @@ class SavedTensor:
             vc = tensor._vc = [0]
         self._version, self._saved_version, self._data = vc, vc[0], tensor._array
         if is_output:  # kept as its bare array; unpack re-wraps it with the node as grad_fn
-            self._tensor, self._output_nr, self._requires_grad = None, tensor._output_nr, tensor.grad_fn is not None
+            self._tensor, self._output_nr, self._requires_grad = None, tensor._output_nr, tensor._grad_fn is not None
         else:
             self._tensor = tensor
         if memory._counting:  # (saves a call per saved tensor while nobody counts)
@@ -96,7 +96,7 @@ class SavedTensor:
         out = _tensor.wrap(self._data)
         out._vc = self._version
         if self._requires_grad:
-            out.grad_fn, out._output_nr = node, self._output_nr
+            out._grad_fn, out._output_nr = node, self._output_nr
         return out
 
     def unpack_array(self, node):
@@ -133,8 +133,7 @@ class SavedTensor:
 
 def _short_name(node):
     """``MulBackward0`` -> ``Mul``, as PyTorch's in-place error prints node names."""
-    name = node.name()
-    return "torch::autograd::CopySlices" if name == "CopySlices" else re.sub(r"Backward\d*$", "", name)
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 class Node:
@@ -177,7 +176,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
     def __call__(self, *grad_outputs):
         return self.apply(*grad_outputs)

@@ -18,6 +18,7 @@ def view_of(a, array):
     out = wrap(array)
     out._vc = a._version_counter
     out._base = a._base if a._base is not None else a
+    out._view_version = out._vc[0]  # its grad_fn, set next, is up to date (see Tensor.grad_fn)
     return out
 
 
@@ -200,11 +201,12 @@ class Index(Function):
     @staticmethod
     def forward(ctx, a, key):
         ctx.key, ctx.in_shape = key, a.shape
+        basic = is_basic(key)
         try:
-            out = _device.as_array(a._array[key])
+            out = _device.as_array(a._array[_as_view_key(key) if basic else key])
         except IndexError as err:
             raise IndexError(index_error(a.shape, key, err)) from None
-        return view_of(a, out) if is_basic(key) else wrap(out)
+        return view_of(a, out) if basic else wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -286,6 +288,13 @@ def is_basic(key):
     return all(k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)) for k in items)
 
 
+def _as_view_key(key):
+    """``key`` with a trailing ``...``: then numpy returns a 0-d view, not a copied scalar,
+    when every dim gets an integer (``x[0]`` of a vector is a view in PyTorch)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return items if Ellipsis in items else items + (Ellipsis,)
+
+
 def index(a, key):
     """Pick the Function whose name matches what PyTorch records for ``key``."""
     if not is_basic(key):
@@ -302,10 +311,11 @@ def index(a, key):
     return cls.apply(a, key)
 
 
-class SetItem(Function):
-    """``x[key] = value`` on a tensor in a graph: the overwritten part of x gets
-    no gradient, ``value`` gets the gradient of that part."""
-    node_name = "CopySlices"
+class IndexPut(Function):
+    """``x[mask] = value``, ``x[[0, 2]] = value`` (index_put_): the overwritten part of x
+    gets no gradient, ``value`` gets the gradient of that part. (``x[0] = value`` is
+    ``x[0].copy_(value)``, a change through a view: see autograd/views.py.)"""
+    node_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(ctx, dst, key, value):
@@ -325,11 +335,6 @@ class SetItem(Function):
         keep = np.ones_like(grad._array, dtype=bool)
         keep[ctx.key] = False
         return grad * wrap(keep), None, grad[ctx.key].to(ctx.value_device) if ctx.needs_input_grad[2] else None
-
-
-class IndexPut(SetItem):
-    """``x[mask] = value``, ``x[[0, 2]] = value``: the same, recorded as index_put_."""
-    node_name = "IndexPutBackward0"
 
 
 class Cat(Function):
@@ -409,11 +414,19 @@ class Split(Function):
     def forward(ctx, a, sizes, dim):
         ctx.dim = dim
         bounds = np.cumsum(sizes)[:-1].tolist()  # plain ints: fine for any device's split
-        return tuple(view_of(a, piece) for piece in np.split(a._array, bounds, axis=ctx.dim))
+        return _multi_output_views(ctx, a, np.split(a._array, bounds, axis=ctx.dim))
 
     @staticmethod
     def backward(ctx, *grads):
         return cat(list(grads), ctx.dim), None, None
+
+
+def _multi_output_views(ctx, a, arrays):
+    """Views of ``a``, marked as the outputs of one op: PyTorch refuses to change them in place."""
+    outs = tuple(view_of(a, array) for array in arrays)
+    for nr, out in enumerate(outs):
+        out._multi_output = (nr, ctx.name().removesuffix("Backward0"))
+    return outs
 
 
 class SplitWithSizes(Split):
@@ -428,7 +441,8 @@ class Unbind(Function):
         if not a.ndim:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         ctx.dim = wrap_dim(dim, a.ndim)
-        return tuple(view_of(a, np.take(a._array, i, axis=ctx.dim)) for i in range(a.shape[ctx.dim]))
+        lead = (slice(None),) * ctx.dim
+        return _multi_output_views(ctx, a, [a._array[lead + (i, Ellipsis)] for i in range(a.shape[ctx.dim])])
 
     @staticmethod
     def backward(ctx, *grads):

@@ -1,0 +1,144 @@
+"""In-place changes through views: PyTorch's two rules, so that gradients stay right.
+
+A view (``x[0]``, ``x[:, 1:]``, ``x.t()``, ``x.view(...)``) shares its base's
+memory, so writing into the view changes the base too. Autograd must then
+rewrite history on both sides:
+
+1. The base gets a new grad_fn, ``CopySlices``: the gradient of the changed
+   region goes through the in-place op's own backward (which sends the part
+   for the old values back to the base's old history, the rest to the op's
+   other inputs); the untouched region goes straight to the old history.
+2. Every view of that base whose data changed behind its back gets a new
+   grad_fn when it is next used: ``AsStridedBackward0``, which puts the
+   view's gradient at the view's place in a zero gradient of the base. The
+   version counter, shared by a base and all its views, tells a view that
+   its base changed since its grad_fn was made.
+
+Both nodes find "the view's place" from memory addresses: numpy can tell
+where each element of a view lies in its base (``view_positions``).
+"""
+import numpy as np
+
+from .. import _device
+from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
+from .engine import call_node
+from .node import Node
+
+
+NOT_IN_BASE = ("chibigrad could not find this view's elements in its base tensor (was the base's .data replaced?). "
+               "Clone the view before changing it in place.")
+
+
+def view_positions(view, base):
+    """For each element of the array ``view`` (row-major), the row-major flat index of the
+    element of ``base`` it shares memory with. Only shapes, strides and addresses are read,
+    so this works for arrays on any device."""
+    wanted = _offsets(view, (_address(view) - _address(base)) // base.itemsize).ravel()
+    if not wanted.size:
+        return wanted
+    if base.flags.c_contiguous:  # the usual base: element i lies at offset i
+        if wanted.min() < 0 or wanted.max() >= base.size:
+            raise RuntimeError(NOT_IN_BASE)
+        return wanted
+    base_offsets = _offsets(base, 0).ravel()
+    order = np.argsort(base_offsets)
+    found = order[np.minimum(np.searchsorted(base_offsets[order], wanted), len(order) - 1)]
+    if not np.array_equal(base_offsets[found], wanted):
+        raise RuntimeError(NOT_IN_BASE)
+    return found
+
+
+def _offsets(array, start):
+    """The memory offset, in elements, of each element of ``array`` (shape and strides only)."""
+    offsets = np.array(start, dtype=np.int64)
+    for size, stride in zip(array.shape, array.strides):
+        offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * (stride // array.itemsize))
+    return offsets
+
+
+def _address(array):
+    """Where ``array``'s first element is in memory (numpy's pointer, or CuPy's)."""
+    interface = getattr(array, "__array_interface__", None)
+    return interface["data"][0] if interface is not None else array.data.ptr
+
+
+class _ViewNode(Node):
+    """What both nodes know: where the view lies in its base."""
+
+    def __init__(self, base, view):
+        super().__init__()
+        self.base_shape = base._array.shape
+        self.view_shape = view._array.shape
+        positions = view_positions(view._array, base._array)
+        self.positions = _tensor.wrap(_device.to_device(positions, _device.device_of(base._array)))
+
+
+class AsStridedBackward0(_ViewNode):
+    """grad_fn of a view whose base changed in place: the view's gradient, put at the
+    view's place in zeros shaped like the base, goes to the base's current history."""
+
+    def __init__(self, base, view):
+        super().__init__(base, view)
+        node, nr = base._gradient_edge()
+        self._next_nodes, self._next_nrs = (node,), (nr,)
+        self._input_meta, self._tensor_args = (base._metadata(),), (0,)
+
+    def apply(self, grad):
+        result = grad.new_zeros(self.base_shape).reshape(-1)
+        result[self.positions] = grad.reshape(-1)
+        return result.reshape(self.base_shape)
+
+
+class CopySlices(_ViewNode):
+    """grad_fn of a base after an in-place op on one of its views.
+
+    ``fn`` is the in-place op's node (its first input is the view's old
+    value). Its backward gets the gradient of the view's region; what it
+    returns for the old value goes back into that region, the rest to fn's
+    other inputs. Edges: the base's old history, then fn's other inputs.
+    """
+
+    def __init__(self, base, view, fn):
+        super().__init__(base, view)
+        self.fn = fn  # not an edge: CopySlices stands in for fn in the graph and runs it
+        node, nr = base._gradient_edge()
+        self._next_nodes = (node,) + fn._next_nodes[1:]
+        self._next_nrs = (nr,) + fn._next_nrs[1:]
+        fn_metas = [fn._input_meta[i] for i in fn._tensor_args]
+        self._input_meta = (base._metadata(),) + tuple(fn_metas[1:])
+        self._tensor_args = tuple(range(len(self._input_meta)))
+
+    def name(self):
+        return "torch::autograd::CopySlices"  # PyTorch's name for it (in messages; reprs show the class name)
+
+    @property
+    def _saved(self):
+        return self.fn._saved  # so that backward frees fn's saved tensors after this node
+
+    def release_saved(self):
+        self.fn.release_saved()
+
+    def apply(self, grad):
+        flat = grad.reshape(-1)
+        grads = list(call_node(self.fn, [flat[self.positions].reshape(self.view_shape)]))
+        old_value_grad = grads.pop(0)
+        result = flat.clone()
+        result[self.positions] = 0. if old_value_grad is None else old_value_grad.reshape(-1)
+        return (result.reshape(self.base_shape), *grads)
+
+
+def rebase_history(view, node):
+    """After an in-place op recorded as ``node`` changed ``view``: the base's history
+    goes through CopySlices, and the view's own grad_fn is made again from it."""
+    base = view._base
+    base._grad_fn, base._output_nr = CopySlices(base, view, node), 0
+    refresh(view)
+
+
+def refresh(view):
+    """Give ``view`` an AsStridedBackward0 over its base's current history (no grad_fn
+    when the base needs no gradient), and remember the version it was made at."""
+    base = view._base
+    view._view_version = view._vc[0]
+    view._grad_fn = AsStridedBackward0(base, view) if base.requires_grad else None
+    view._output_nr = 0
