@@ -88,7 +88,7 @@ class Tensor:
     _wrapped_number = False
     _base = None  # the tensor a view looks into
     _view_version = None  # a view: the version its grad_fn was made at (see grad_fn)
-    _multi_output = None  # a view from split/chunk/unbind: (output number, op name), which PyTorch refuses to change in place
+    _multi_output = None  # a piece of split/chunk/unbind: (output number, op name); PyTorch keeps it unchanged
     _shared_grad = False  # set by the engine on gradients others can also see
     _meta = None  # see _metadata
     __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
@@ -497,7 +497,7 @@ class Tensor:
             if base is not None and base.grad_fn is None and base._requires_grad:
                 raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                    "operation.")
-        if 0 in self._array.strides and self._array.size > 1:  # (a view made by expand)
+        if any(stride == 0 and size > 1 for size, stride in zip(self._array.shape, self._array.strides)):  # (expand)
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")
         if self._is_inference and not grad_mode.is_inference_mode_enabled():
