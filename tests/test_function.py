@@ -234,6 +234,35 @@ def test_mark_dirty_rebases_the_modified_input():
     assert a.grad.tolist() == [2., 2.]
 
 
+class DoubleSecondInPlace(Function):
+    @staticmethod
+    def forward(ctx, s, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad * 2
+
+
+def test_a_custom_function_that_changes_a_view_rewrites_the_base_history():
+    a = torch.tensor([1., 2., 3.], requires_grad=True)
+    x = a * 2
+    v = x[1:]
+    assert AddOneInPlace.apply(v) is v
+    assert (type(x.grad_fn).__name__, type(v.grad_fn).__name__) == ("CopySlices", "AsStridedBackward0")
+    (x * x).sum().backward()
+    assert a.grad.tolist() == [8., 20., 28.]  # torch 2.13 gives the same
+
+
+def test_a_custom_function_that_changes_a_view_given_second_is_refused():
+    # PyTorch reads the Function's first input as the view and gets a0's gradient wrong (0, not 2)
+    x = torch.tensor([1., 2., 3.], requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="only when the view is the Function's first argument"):
+        DoubleSecondInPlace.apply(torch.ones(1), x[1:])
+
+
 def test_mark_dirty_on_a_leaf_that_requires_grad_raises():
     a = torch.tensor([1., 2.], requires_grad=True)
     with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad (has been|is being) used in an "
