@@ -173,7 +173,8 @@ def _shape_op(t, p):
     kind = p["kind"]
     if kind == "flatten":
         return t.reshape(-1)
-    if kind == "view":
+    if kind == "view":  # (view needs row-major data, as in PyTorch: a transposed value is made contiguous)
+        t = t.contiguous()
         return t.view(*t.shape[::-1]) if t.ndim >= 1 else t.view(1)
     if kind == "unsqueeze":
         return t.unsqueeze(0)
@@ -186,6 +187,45 @@ def _shape_op(t, p):
     if kind == "permute":
         return t.permute(*range(t.ndim - 1, -1, -1))
     raise AssertionError(kind)
+
+
+def _view(t, kind, i):
+    """A view of ``t``: basic indexing, a transpose, a flat view or a view of a view."""
+    if kind == "select":
+        return t[i % t.shape[0]]
+    if kind == "slice":
+        return t[1:] if t.shape[0] >= 2 else t[:]
+    if kind == "step":
+        return t[..., ::2]
+    if kind == "inner_slice":
+        return t[:, 1:] if t.ndim >= 2 and t.shape[1] >= 2 else t[:1]
+    if kind == "transpose":
+        return t.transpose(0, -1)
+    if kind == "flat":  # a view, unless t is transposed (its base then is too: view_positions's general case)
+        return t.reshape(-1)
+    if kind == "nested":
+        return t[:][..., -1:]
+    raise AssertionError(kind)
+
+
+INPLACE = {
+    "mul_": lambda v, s: v.mul_(s.tanh()),
+    "add_": lambda v, s: v.add_(s),
+    "iadd": lambda v, s: v.__iadd__(s * s),
+    "div_": lambda v, s: v.div_(1 + s * s),
+    "zero_": lambda v, s: v.zero_(),
+    "copy_": lambda v, s: v.copy_(s * 2),
+    "setitem": lambda v, s: v.__setitem__(Ellipsis, s.sin()),
+}
+
+
+def _inplace(t, s, p):
+    """Change a fresh copy of ``t`` through one view while another view, made before, looks on:
+    the base's history is rewritten (CopySlices) and the older view gets a new grad_fn."""
+    base = t * 1.0
+    before = _view(base, p["before"], p["i"])
+    INPLACE[p["op"]](_view(base, p["view"], p["j"]), s.sum())
+    return base + before.sum()
 
 
 def run_step(values, step):
@@ -206,6 +246,8 @@ def run_step(values, step):
         return torch.cat([ts[0], ts[1]], dim=0) if name == "cat" else torch.stack([ts[0], ts[1]])
     if kind == "matmul":
         return ts[0] @ ts[1]
+    if kind == "inplace":
+        return _inplace(ts[0], ts[1], p)
     raise AssertionError(kind)
 
 
@@ -261,7 +303,8 @@ def _draw_step(rng, values):
     def pick(options):
         return options[rng.integers(len(options))]
 
-    kind = pick(["unary", "unary", "binary", "binary", "reduce", "reduce", "index", "shape", "cat", "matmul"])
+    kind = pick(["unary", "unary", "binary", "binary", "reduce", "reduce", "index", "shape", "cat", "matmul",
+                 "inplace"])
     a = operand()
     sa = tuple(values[a].shape)
     if kind == "unary":
@@ -288,6 +331,12 @@ def _draw_step(rng, values):
         return ("shape", "shape", (a,), {"kind": pick(kinds)})
     b = operand()
     sb = tuple(values[b].shape)
+    if kind == "inplace":
+        if not sa:
+            return None
+        views, op = ["select", "slice", "step", "inner_slice", "transpose", "flat", "nested"], pick(sorted(INPLACE))
+        return ("inplace", op, (a, b), {"op": op, "before": pick(views), "view": pick(views),
+                                        "i": int(rng.integers(6)), "j": int(rng.integers(6))})
     if kind == "cat":
         name = pick(["cat", "stack"])
         if not sa or (name == "stack" and sa != sb) or (name == "cat" and (len(sa) != len(sb) or sa[1:] != sb[1:])):
