@@ -55,11 +55,6 @@ class Bmm(Mm):
                 a.mT.bmm(grad) if ctx.needs_input_grad[1] else None)
 
 
-class Matmul(Mm):
-    """Batched/broadcast products; the engine sums gradients over broadcast batch dims."""
-    node_name = "UnsafeViewBackward0"
-
-
 class Dot(Function):
     node_name = "DotBackward0"
     array_backward = True
@@ -92,57 +87,96 @@ class Mv(Function):
 
 
 def matmul(a, b):
-    """Dispatch on dimensions as torch.matmul does."""
+    """torch.matmul, decomposed as PyTorch's ``_matmul_impl`` decomposes it, so that the graph
+    holds the same nodes: dot, mv or mm for 1-D and 2-D operands; a batch of matrices times a
+    matrix or vector folded into one mm or mv (``_folded``); any other batch through expand,
+    reshape and bmm (``_batched``)."""
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
-    if a.ndim >= 3 and b.ndim <= 2:  # a batch of rows times a matrix: one mm (or mv) on the rows, as PyTorch folds it
-        rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
-        return UnsafeView.apply(matmul(rows, b), a.shape[:-1] + b.shape[1:])
-    _check_matmul_device(a, b)
-    _check_matmul_dtype(a, b)
     if a.ndim == 1 and b.ndim == 1:
-        if a.shape != b.shape:
-            raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
-                               "of elements, but got %d and %d elements respectively"
-                               % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-        return Dot.apply(a, b)
+        return dot(a, b)
     if a.ndim == 2 and b.ndim == 1:
-        _check_mv_sizes(a, b)
-        return Mv.apply(a, b)
-    if a.ndim == 1:
-        return SqueezeMatmul.apply(matmul(a.unsqueeze(0), b), -2)
-    if b.ndim == 1:
-        return matmul(a, b.unsqueeze(-1)).squeeze(-1)
-    _check_inner(a, b, -2)
-    return Mm.apply(a, b) if a.ndim == 2 and b.ndim == 2 else Matmul.apply(a, b)
+        return mv(a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        return SqueezeMatmul.apply(mm(a.unsqueeze(0), b), -2)
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]:  # a batch of one that needs a gradient
+        if a.shape[0] == 1 and a.requires_grad:  # is squeezed to a matrix, so that mm, not bmm and a sum
+            a = a.squeeze(0)  # over the other batch, computes its gradient
+        elif b.shape[0] == 1 and b.requires_grad:
+            b = b.squeeze(0)
+    if _should_fold(a, b):
+        return _folded(a, b)
+    return _batched(a, b)
 
 
-def _check_matmul_device(a, b):
-    """Devices checked as by the kernel torch.matmul ends in, whose name the error quotes."""
-    if a.ndim >= 3 and b.ndim >= 3:
-        check_device("bmm", ("self", a), ("mat2", b))
-    elif b.ndim >= 3:  # folded into one mm as (b^T a^T)^T
-        check_device("mm", ("self", b), ("mat2", a))
-    elif a.ndim == 1 and b.ndim == 1:
-        check_device("_dot", ("self", a), ("tensor", b))
-    elif a.ndim == 2 and b.ndim == 1:
-        check_device("mv", ("self", a), ("vec", b))
+def _should_fold(a, b):
+    """PyTorch's rule: fold when one side is a batch (3-D or more) and the other a matrix or
+    vector, and either the small side needs a gradient (a bmm would make a batch of its
+    gradients only to sum them) or the batch flattens into a matrix without a copy."""
+    big, small = (a._array, b) if a.ndim >= b.ndim else (np.swapaxes(b._array, -1, -2), a)
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:  # folding would end in a transposed result made contiguous: a copy
+        return False
+    return big.size == 0 or all(big.strides[i] == big.strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _folded(a, b):
+    """The batch's rows as one matrix (the batch on the right is transposed to the left first)."""
+    transpose = b.ndim > a.ndim
+    big, small = (b.mT, a.t() if a.ndim == 2 else a) if transpose else (a, b)
+    rows = big.reshape(math.prod(big.shape[:-1]), big.shape[-1])
+    if small.ndim == 1:
+        return UnsafeView.apply(mv(rows, small), big.shape[:-1])
+    out = UnsafeView.apply(mm(rows, small), big.shape[:-1] + small.shape[1:])
+    return out.mT.contiguous() if transpose else out
+
+
+def _batched(a, b):
+    """Both sides expanded to the broadcast batch, flattened to one batch dim, multiplied by bmm."""
+    n, m1 = (a.shape[-2] if a.ndim > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if b.ndim > 1 else (b.shape[0], 1)
+    batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
+    count = math.prod(batch)
+    a3 = a.expand(*batch, n, m1).reshape(count, n, m1)
+    if b.ndim == 1:  # a vector is not a batch of (m2, 1) matrices by broadcasting: made one here
+        b3 = b.expand(*batch, m2).reshape(count, m2).unsqueeze(2)
     else:
-        check_device("mm", ("self", a), ("mat2", b))
+        b3 = b.expand(*batch, m2, p).reshape(count, m2, p)
+    out_shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    out = bmm(a3, b3)
+    return UnsafeView.apply(out.squeeze(-1) if b.ndim == 1 else out, out_shape)
 
 
-def _check_matmul_dtype(a, b):
-    """torch.matmul never promotes: the kernel it ends in refuses two dtypes, each in its own words."""
-    if a._array.dtype == b._array.dtype:
-        return
-    if a.ndim == 1 and b.ndim == 1:
+def _broadcast_batch(shape_a, shape_b):
+    """The broadcast of two batch shapes, with PyTorch's error where they do not broadcast."""
+    try:
+        return tuple(np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
+    except ValueError:
+        ndim = max(len(shape_a), len(shape_b))
+        for i in range(1, ndim + 1):
+            sa = shape_a[-i] if i <= len(shape_a) else 1
+            sb = shape_b[-i] if i <= len(shape_b) else 1
+            if sa != sb and 1 not in (sa, sb):
+                raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                                   f"non-singleton dimension {ndim - i}") from None
+        raise
+
+
+def dot(a, b):
+    check_device("_dot", ("self", a), ("tensor", b))
+    if a._array.dtype != b._array.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype.scalar_name} and "
                            f"{b.dtype.scalar_name}")
-    if a.ndim == 2 and b.ndim == 1:
-        _check_mv_dtype(a, b)
-    if b.ndim >= 3:
-        _check_bmm_dtype(a, b)
-    _check_mm_dtype(a, b)
+    if a.shape != b.shape:
+        raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
+                           "of elements, but got %d and %d elements respectively"
+                           % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+    return Dot.apply(a, b)
 
 
 def _check_mm_dtype(a, b):
@@ -192,6 +226,9 @@ def bmm(a, b):
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
     check_device("bmm", ("self", a), ("mat2", b))
     _check_bmm_dtype(a, b)
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     return Bmm.apply(a, b)
 
 

@@ -53,14 +53,19 @@ class UnsafeView(Function):
         return grad.reshape(ctx.in_shape), None
 
 
+class ReshapeAlias(View):
+    """``reshape`` as a view of data that is not row-major (PyTorch's _reshape_alias)."""
+    node_name = "ReshapeAliasBackward0"
+
+
 def reshape(a, shape):
-    """A view when the data allows it (ViewBackward0), else a reshaped contiguous copy
-    (UnsafeViewBackward0 over CloneBackward0)."""
+    """A view when the data allows it (ViewBackward0; ReshapeAliasBackward0 when the data is
+    not row-major), else a reshaped contiguous copy (UnsafeViewBackward0 over CloneBackward0)."""
     try:
         np.reshape(a._array, shape, copy=False)
     except ValueError:
         return UnsafeView.apply(a.clone(), shape)
-    return View.apply(a, shape)
+    return View.apply(a, shape) if a._array.flags.c_contiguous else ReshapeAlias.apply(a, shape)
 
 
 def check_shape(a, shape):
