@@ -193,6 +193,14 @@ def _inplace(method, *args):
     return f
 
 
+def _inplace_through_views(x, v):
+    y = x * 1
+    y[1:, :2] *= v  # CopySlices, twice (Python writes the changed view back)
+    before = y[0]
+    y[:, 2].add_(v.sum())  # ``before`` sees this: AsStridedBackward0
+    return y * before.sum()
+
+
 MASK = torch.tensor([[True, False, True], [False, False, True]])
 ROWS = torch.tensor([1, 0, 1, 1])
 COND = torch.tensor([[True, False, True], [False, True, False]])
@@ -272,6 +280,10 @@ OPS = {
     # products
     "matmul_2d": (torch.matmul, [leaf(2, 3), leaf(3, 4, seed=1)]),
     "matmul_batched_broadcast": (torch.matmul, [leaf(2, 2, 3), leaf(3, 4, seed=1)]),
+    "matmul_batched_bmm": (torch.matmul, [leaf(2, 1, 2, 3), leaf(3, 3, 2, seed=1)]),
+    "matmul_batch_of_one": (torch.matmul, [leaf(1, 2, 3), leaf(2, 3, 2, seed=1)]),
+    "matmul_vector_into_batch": (torch.matmul, [leaf(3), leaf(2, 3, 2, seed=1)]),
+    "matmul_batch_times_vector": (torch.matmul, [leaf(2, 2, 2, 3), leaf(3, seed=1)]),
     "matmul_1d_2d": (torch.matmul, [leaf(3), leaf(3, 2, seed=1)]),
     "matmul_2d_1d": (lambda a, b: a @ b, [leaf(2, 3), leaf(3, seed=1)]),
     "mm": (torch.mm, [leaf(2, 3), leaf(3, 4, seed=1)]),
@@ -320,6 +332,7 @@ OPS = {
     "add_": (_inplace("add_"), [leaf(2, 3), leaf(3, seed=1)]),
     "sub_": (_inplace("sub_"), [leaf(2, 3), leaf(3, seed=1)]),
     "mul_": (_inplace("mul_"), [leaf(2, 3), leaf(3, seed=1)]),
+    "inplace_through_views": (_inplace_through_views, [leaf(2, 3), leaf(2, seed=1)]),
     "div_": (_inplace("div_"), [leaf(2, 3), leaf(3, low=0.5, seed=1)]),
     "clamp_": (_inplace("clamp_", -0.5, 0.5), [leaf(2, 3)]),
     "copy_": (_inplace("copy_"), [leaf(2, 3), leaf(3, seed=1)]),
@@ -346,10 +359,11 @@ def test_every_public_differentiable_op_is_covered():
 
 
 GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sqrt", "sin", "tanh", "sigmoid", "relu",
-            "clamp_both", "where", "maximum", "hypot", "sum_dim", "mean_dim_keepdim", "max_dim", "prod",
-            "norm_dim", "var", "std", "softmax", "log_softmax", "logsumexp", "matmul_batched_broadcast", "mm",
-            "dot", "linear", "reshape", "permute", "expand", "index_int_array_repeats", "index_bool_mask",
-            "setitem", "cat", "stack", "split", "unbind", "mul_", "prod_one_zero", "prod_two_zeros", "prod_dim_zero"]
+            "clamp_both", "where", "maximum", "hypot", "sum_dim", "mean_dim_keepdim", "max_dim", "prod", "norm_dim",
+            "var", "std", "softmax", "log_softmax", "logsumexp", "matmul_batched_broadcast", "matmul_batched_bmm",
+            "matmul_batch_of_one", "mm", "dot", "linear", "reshape", "permute", "expand", "index_int_array_repeats",
+            "index_bool_mask", "setitem", "cat", "stack", "split", "unbind", "mul_", "prod_one_zero",
+            "prod_two_zeros", "prod_dim_zero", "inplace_through_views"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)
