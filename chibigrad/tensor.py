@@ -524,6 +524,11 @@ class Tensor:
     def _recorded_inplace(self, op, *args, **kwargs):
         """Run the out-of-place ``op`` on a snapshot of self, then write the result back. On
         a view, the base's history is rewritten too (autograd/views.py)."""
+        for a in args:  # (numpy would read values already overwritten, or copy them first: PyTorch refuses)
+            if isinstance(a, Tensor) and _views.partial_overlap(self._array, a._array):
+                raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                                   "tensor refer to a single memory location. Please clone() the tensor before "
+                                   "performing the operation.")
         if not (grad_mode.is_grad_enabled() and (self.requires_grad or any(
                 isinstance(a, Tensor) and a.requires_grad for a in args))):
             return self._inplace(op(self, *args, **kwargs))
@@ -756,6 +761,9 @@ class Tensor:
 
     def sigmoid(self):
         return _ops.sigmoid(self)
+
+    def relu_(self):
+        return self._recorded_inplace(_ops.relu)
 
     def relu(self):
         return _ops.relu(self)

@@ -358,3 +358,19 @@ def test_vector_indexing_and_unbind_give_views_that_see_later_changes():
     first, pieces = x[0], x.unbind()
     x.add_(5)
     assert first.item() == 5. and [p.item() for p in pieces] == [5., 5., 5.]
+
+
+@pytest.mark.parametrize("pick, overlaps", [
+    (lambda m: (m, m), False),  # the same elements
+    (lambda m: (m, m.reshape(-1)), True),  # the same range, other strides (PyTorch compares them too)
+    (lambda m: (m[:1], m[1:]), False),  # disjoint rows
+    (lambda m: (m, m[:1, :1]), True),
+    (lambda m: (m, m[:0]), False),  # nothing to overlap
+    (lambda m: (m, m.T), True),  # dense both, the same range, other strides
+    (lambda m: (m[:, ::2], m[:, 1::2]), False),  # interleaved: not dense, PyTorch does not check
+    (lambda m: (m, m[::-1]), False),  # negative strides: not dense either
+    (lambda m: (m, m.transpose().copy()), False),  # other memory
+])
+def test_partial_overlap_follows_pytorchs_memory_ranges(pick, overlaps):
+    a, b = pick(np.arange(12.).reshape(3, 4))
+    assert views.partial_overlap(a, b) is overlaps

@@ -62,6 +62,28 @@ def _address(array):
     return interface["data"][0] if interface is not None else array.data.ptr
 
 
+def partial_overlap(a, b):
+    """Whether arrays ``a`` and ``b`` share some memory but are not the same elements:
+    PyTorch's test before an in-place op (it checks only arrays whose elements fill their
+    memory range, like this one)."""
+    if not (a.size and b.size and _dense(a) and _dense(b)):
+        return False
+    start_a, start_b = _address(a), _address(b)
+    if (start_a, a.nbytes, a.strides) == (start_b, b.nbytes, b.strides):
+        return False  # the same elements: x.mul_(x) is fine
+    return start_a < start_b + b.nbytes and start_b < start_a + a.nbytes
+
+
+def _dense(array):
+    """Whether the elements fill a memory range without gaps or repeats (in any dim order)."""
+    expected = array.itemsize
+    for stride, size in sorted((stride, size) for size, stride in zip(array.shape, array.strides) if size != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 class _ViewNode(Node):
     """What both nodes know: where the view lies in its base."""
 

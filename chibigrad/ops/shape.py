@@ -19,6 +19,8 @@ def view_of(a, array):
     out._vc = a._version_counter
     out._base = a._base if a._base is not None else a
     out._view_version = out._vc[0]  # its grad_fn, set next, is up to date (see Tensor.grad_fn)
+    if a._is_inference:  # a view of an inference tensor is one too
+        out._is_inference = True
     return out
 
 

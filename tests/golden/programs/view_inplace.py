@@ -127,3 +127,27 @@ g, = torch.autograd.grad(x.pow(3).sum(), a, create_graph=True)
 print("first", g)
 g.sum().backward()
 print("second", a.grad)
+
+# An operand that overlaps the written tensor in part is refused; the same elements are fine.
+x = torch.arange(4.)
+attempt("mul_ by own element", lambda: x.mul_(x[0]))
+attempt("add_ own view", lambda: x.add_(x.view(4)))
+attempt("setitem same slice", lambda: x.__setitem__(slice(1, None), x[1:]))
+attempt("setitem shifted", lambda: x.__setitem__(slice(1, None), x[:3]))
+attempt("iadd shifted", lambda: x[1:].__iadd__(x[:-1]))
+attempt("disjoint halves", lambda: x[:2].add_(x[2:]))
+y = torch.arange(4.).view(2, 2)
+attempt("add_ own transpose", lambda: y.add_(y.t()))
+attempt("mask setitem overlap", lambda: x.__setitem__(x > 1, x[:2]))
+attempt("index setitem overlap", lambda: x.__setitem__([0, 1], x[2:]))
+attempt("clamp_ by own element", lambda: x.clamp_(min=x[0]))
+
+# relu_ through a view; a view of an inference tensor is an inference tensor.
+a.grad = None
+x = a - 2
+x[::2].relu_()
+x.sum().backward()
+print("relu_ view", x, graph(x.grad_fn), a.grad)
+with torch.inference_mode():
+    frozen = torch.ones(3)
+attempt("inference view", lambda: frozen.__setitem__(0, a[0]))
