@@ -257,22 +257,8 @@ def _owned(grad):
     same tensor), belong to the caller (``backward(gradient=g)``) or to a
     hook; storing it uncopied would let ``a.grad.zero_()`` clear ``b.grad``
     too. The engine marks such gradients ``_shared_grad`` (PyTorch decides
-    the same with reference counts); fresh ones are stored without a copy,
-    and so is a view that is the only way to reach a fresh array (_sole_view).
+    the same with reference counts); fresh ones are stored without a copy.
     """
-    array = grad._array
-    if grad._shared_grad or array.base is not None and not _sole_view(array):
-        return _tensor.wrap(array.copy())  # what grad.detach().clone() gives, without two op calls
+    if grad._shared_grad or grad._array.base is not None:
+        return _tensor.wrap(grad._array.copy())  # what grad.detach().clone() gives, without two op calls
     return grad if grad.grad_fn is None and not grad._requires_grad else grad.detach()
-
-
-def _sole_view(array):
-    """Whether ``array`` is a row-major view of all of an array that nothing else refers to.
-
-    ``weight.grad`` arrives so: TBackward0 transposes the fresh product that
-    AddmmBackward0 computed (a matrix of the layer's size, every step).
-    Every view refers to the array it looks into, so a reference count of
-    one (sys.getrefcount adds its argument) means no other view or tensor
-    can see that memory: it is as fresh as the product itself.
-    """
-    return sys.getrefcount(array.base) == 2 and array.flags.c_contiguous and array.nbytes == array.base.nbytes
