@@ -864,7 +864,7 @@ class Tensor:
         return _ops.mv(self, vec)
 
     def dot(self, other):
-        return _ops.linalg.Dot.apply(self, other)
+        return _ops.linalg.dot(self, other)
 
     def reshape(self, *shape):
         return _ops.reshape(self, *shape)

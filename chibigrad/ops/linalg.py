@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from ._util import check_device, save_needed
+from ._util import check_broadcast, check_device, save_needed
 from .shape import SqueezeMatmul, UnsafeView
 
 
@@ -154,17 +154,8 @@ def _batched(a, b):
 
 def _broadcast_batch(shape_a, shape_b):
     """The broadcast of two batch shapes, with PyTorch's error where they do not broadcast."""
-    try:
-        return tuple(np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
-    except ValueError:
-        ndim = max(len(shape_a), len(shape_b))
-        for i in range(1, ndim + 1):
-            sa = shape_a[-i] if i <= len(shape_a) else 1
-            sb = shape_b[-i] if i <= len(shape_b) else 1
-            if sa != sb and 1 not in (sa, sb):
-                raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                                   f"non-singleton dimension {ndim - i}") from None
-        raise
+    check_broadcast(shape_a, shape_b)
+    return tuple(np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
 
 
 def dot(a, b):
