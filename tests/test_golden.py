@@ -1,7 +1,8 @@
 """Golden tests: small PyTorch programs must print under chibigrad exactly
 what they printed under real PyTorch.
 
-Each ``tests/golden/programs/<name>.py`` is written with plain ``import torch``;
+Each ``tests/golden/programs/<name>.py`` is written with plain ``import torch`` (and
+may import ``attempt`` and ``graph`` from ``tests/golden/golden_helpers.py``);
 ``scripts/record_goldens.py`` ran it once under PyTorch and stored the output
 in ``tests/golden/expected/<name>.txt``. Here the programs run in a subprocess
 with ``torch`` (and ``torch.nn``, ``torch.autograd``, ...) resolving to

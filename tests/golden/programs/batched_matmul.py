@@ -1,21 +1,7 @@
 # torch.matmul on batches: the nodes it records (mm/mv after folding, or expand, reshape and bmm),
 # its values and gradients, and its errors.
 import torch
-
-
-def attempt(label, fn):
-    try:
-        print(label, fn())
-    except Exception as e:
-        print(label, type(e).__name__, "|", e)
-
-
-def graph(fn, depth=0):
-    """Node names down the graph (PyTorch's objects print their addresses)."""
-    if fn is None:
-        return "None"
-    inputs = [graph(n, depth + 1) for n, _ in fn.next_functions] if depth < 6 else ["..."]
-    return type(fn).__name__ + ("(" + ", ".join(inputs) + ")" if inputs else "")
+from golden_helpers import attempt, graph
 
 
 SHAPES = [((2, 3, 4), (4, 5)), ((2, 3, 4), (4,)), ((2, 3, 4), (2, 4, 5)), ((4,), (2, 4, 5)), ((3, 4), (2, 4, 5)),
@@ -28,7 +14,7 @@ for sa, sb in SHAPES:
         a = (torch.arange(1., 1 + torch.Size(sa).numel()).reshape(sa) / 10).requires_grad_(grads[0])
         b = (torch.arange(1., 1 + torch.Size(sb).numel()).reshape(sb) / 10 - 0.5).requires_grad_(grads[1])
         out = a @ b
-        print(sa, sb, grads, tuple(out.shape), graph(out.grad_fn))
+        print(sa, sb, grads, tuple(out.shape), graph(out.grad_fn, max_depth=6))
         if grads == (True, True):
             out.pow(2).sum().backward()
             print("  sum", round(out.sum().item(), 2), "grads", round(a.grad.sum().item(), 2), round(b.grad.sum().item(), 2))
@@ -36,8 +22,8 @@ for sa, sb in SHAPES:
 # A batch times a matrix that needs no gradient folds only when the batch's rows line up in memory.
 b = torch.ones(2, 5)
 a = torch.ones(4, 3, 2, requires_grad=True)
-print("transposed batch", graph((a.transpose(0, 1) @ b).grad_fn))
-print("contiguous batch", graph((a @ b).grad_fn))
+print("transposed batch", graph((a.transpose(0, 1) @ b).grad_fn, max_depth=6))
+print("contiguous batch", graph((a @ b).grad_fn, max_depth=6))
 
 attempt("batch sizes", lambda: torch.ones(2, 3, 4) @ torch.ones(3, 4, 5))
 attempt("inner sizes, bmm", lambda: torch.ones(2, 3, 4) @ torch.ones(2, 3, 5))

@@ -3,14 +3,7 @@
 # results are promoted (cat, stack, clamp), PyTorch's rules decide, not numpy's.
 import torch
 import torch.nn.functional as F
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "ok", r)
-    except Exception as e:
-        print(label, type(e).__name__, "|", e)
+from golden_helpers import attempt
 
 
 f32, f64, i64 = torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64), torch.ones(2, 2, dtype=torch.int64)

@@ -1,14 +1,7 @@
 # The targets students get wrong: dtype, batch size and shape, as PyTorch reports them.
 import torch
 import torch.nn.functional as F
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "ok", r)
-    except Exception as e:
-        print(label, type(e).__name__, "|", e)
+from golden_helpers import attempt
 
 
 logits = torch.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]], requires_grad=True)

@@ -1,13 +1,6 @@
 # retain_grad / retains_grad and the UserWarning for .grad of a non-leaf.
 import torch
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "ok", r)
-    except Exception as e:
-        print(label, type(e).__name__, "|", e)
+from golden_helpers import attempt
 
 
 x = torch.tensor([1., 2.], requires_grad=True)

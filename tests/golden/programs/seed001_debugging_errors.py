@@ -1,13 +1,6 @@
 # Seed 001: the autograd debugging checklist, each error triggered.
 import torch
-
-
-def attempt(label, fn):
-    try:
-        fn()
-        print(label, "ok")
-    except Exception as e:
-        print(label, type(e).__name__, "|", e)
+from golden_helpers import attempt
 
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

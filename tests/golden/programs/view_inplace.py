@@ -1,21 +1,7 @@
 # In-place changes through views: the base's history is rewritten (CopySlices), and a view whose
 # base changed gets a new grad_fn (AsStridedBackward0). Values, gradients and graphs.
 import torch
-
-
-def attempt(label, fn):
-    try:
-        print(label, fn())
-    except Exception as e:
-        print(label, type(e).__name__, "|", e)
-
-
-def graph(fn, depth=0):
-    """Node names down the graph (PyTorch's objects print their addresses)."""
-    if fn is None:
-        return "None"
-    inputs = [graph(n, depth + 1) for n, _ in fn.next_functions] if depth < 3 else ["..."]
-    return type(fn).__name__ + ("(" + ", ".join(inputs) + ")" if inputs else "")
+from golden_helpers import attempt, graph
 
 
 a = torch.tensor([1., 2., 3.], requires_grad=True)
