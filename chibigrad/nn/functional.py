@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import _device, ops
-from ..ops._util import check_device
+from ..ops._util import check_broadcast, check_device
 from ..creation import _generator
 from ..tensor import wrap
 from . import _functions as fn
@@ -152,16 +152,8 @@ def mse_loss(input, target, reduction="mean"):
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", stacklevel=2)
     _check_reduction(reduction)
-    _check_broadcastable(input, target)
+    check_broadcast(input.shape, target.shape)
     return fn.MseLoss.apply(input, target, reduction)
-
-
-def _check_broadcastable(a, b):
-    """PyTorch's message for shapes that do not broadcast (counting dims from the right)."""
-    for i in range(1, min(a.ndim, b.ndim) + 1):
-        if a.shape[-i] != b.shape[-i] and 1 not in (a.shape[-i], b.shape[-i]):
-            raise RuntimeError(f"The size of tensor a ({a.shape[-i]}) must match the size of tensor b "
-                               f"({b.shape[-i]}) at non-singleton dimension {max(a.ndim, b.ndim) - i}")
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
