@@ -160,6 +160,8 @@ def _broadcast_batch(shape_a, shape_b):
 
 def dot(a, b):
     check_device("_dot", ("self", a), ("tensor", b))
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._array.dtype != b._array.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype.scalar_name} and "
                            f"{b.dtype.scalar_name}")

@@ -223,6 +223,58 @@ class Log(Function):
         return grad / a
 
 
+class Log2(Function):
+    """log2(a) = log(a) / log(2), so its derivative is 1 / (a log 2)."""
+    node_name = "Log2Backward0"
+    log, base = staticmethod(np.log2), 2
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(ctx._forward_cls.log(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * float(np.log(ctx._forward_cls.base)))
+
+
+class Log10(Log2):
+    node_name = "Log10Backward0"
+    log, base = staticmethod(np.log10), 10
+
+
+class Log1p(Function):
+    """log(1 + a), accurate for tiny a where 1 + a would round to 1."""
+    node_name = "Log1PBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.log1p(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a + 1)
+
+
+class Expm1(Function):
+    """exp(a) - 1, accurate for tiny a; its derivative exp(a) is the output plus one."""
+    node_name = "Expm1Backward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.expm1(float_array(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out + 1)
+
+
 class Sqrt(Function):
     node_name = "SqrtBackward0"
     array_backward = True
@@ -601,3 +653,30 @@ class Fill(Function):
 
 class Zero(Fill):
     node_name = "ZeroBackward0"
+
+
+class RandomFill(Fill):
+    """In-place random fills (``x.normal_()``, ...): the new values do not depend on the old ones,
+    so the gradient to them is zero, as for ``fill_``. Values come from chibigrad's generator."""
+
+    @staticmethod
+    def forward(ctx, dst, draw):
+        values = np.asarray(draw(dst.shape), dtype=dst._array.dtype)
+        return wrap(_device.to_device(values, _device.device_of(dst._array)))
+
+
+class Normal(RandomFill):
+    node_name = "NormalBackward0"
+
+
+class Uniform(RandomFill):
+    node_name = "UniformBackward0"
+
+
+class Bernoulli(RandomFill):
+    node_name = "BernoulliBackward2"
+
+
+class Exponential(RandomFill):
+    node_name = "ExponentialBackward0"
+
