@@ -9,6 +9,7 @@ e.g. ``MulBackward0``). Built-in ops and the custom Functions students write
 differ only in that built-ins compute forward on numpy arrays.
 """
 import functools
+import inspect
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode, views
@@ -81,6 +82,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """The style PyTorch's documentation now recommends: ``forward(*args)`` computes without a ctx, then
+        ``setup_context(ctx, inputs, output)`` saves what backward needs. Override both, or neither."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
@@ -98,12 +105,24 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         ctx.needs_input_grad = needs
         state.enabled = False  # forward itself is never recorded
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            outputs = _forward(cls, ctx, args, kwargs)
         finally:
             state.enabled = True
         if isinstance(outputs, tuple):
             return _connect(ctx, args, outputs)
         return _connect_one(ctx, args, outputs)
+
+
+def _forward(cls, ctx, args, kwargs):
+    """``forward(ctx, *args)``, or ``forward(*args)`` followed by ``setup_context(ctx, inputs, output)``."""
+    if cls.setup_context is Function.setup_context:
+        return cls.forward(ctx, *args, **kwargs)
+    bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
+    bound.apply_defaults()  # defaults included, as in PyTorch
+    args = bound.args
+    outputs = cls.forward(*args)
+    cls.setup_context(ctx, args, outputs)
+    return outputs
 
 
 def _needs_input_grad(args):
@@ -162,7 +181,7 @@ def _run_unrecorded(cls, needs, args, kwargs):
     """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)
     ctx.needs_input_grad = needs
-    outputs = cls.forward(ctx, *args, **kwargs)
+    outputs = _forward(cls, ctx, args, kwargs)
     for t in ctx.dirty_tensors:
         t._bump_version()
     return outputs
