@@ -343,7 +343,7 @@ class Tensor:
         if type(self._array) is not np.ndarray:
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                             "tensor to host memory first.")
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _grad_state.enabled:  # allowed where nothing is recorded
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
         return self._array

@@ -59,6 +59,26 @@ class BackwardCFunction(Node, FunctionCtx):
             return tuple(arrays)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
+    @property
+    def _raw_saved_tensors(self):
+        return self._saved
+
+    def __getattr__(self, name):
+        """PyTorch's view of what a node saved: ``grad_fn._saved_self`` (unpacked and checked as backward
+        would), ``_raw_saved_self`` (the SavedTensor) and saved values such as ``_saved_exponent``. An op
+        names its saved tensors in ``saved_names`` (in save_for_backward's order) and the ctx attributes
+        it saves in ``saved_values``, with PyTorch's names. (Only called for names not found otherwise.)"""
+        op = type(self)._forward_cls
+        raw = name.startswith("_raw_saved_")
+        key = name[len("_raw_saved_"):] if raw else name[len("_saved_"):] if name.startswith("_saved_") else None
+        if key is not None and op is not None and key in op.saved_names:
+            i = op.saved_names.index(key)
+            saved = self._saved[i] if i < len(self._saved) else None
+            return saved if raw or saved is None else saved.unpack(self)
+        if key is not None and not raw and op is not None and key in op.saved_values:
+            return self.__dict__[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
 
 class FunctionMeta(type):
     """Gives each Function its backward node class, named as PyTorch names it."""
@@ -72,6 +92,9 @@ class FunctionMeta(type):
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
     """Base class for differentiable operations: subclass it, call ``apply``."""
+
+    saved_names = ()  # PyTorch's names for the tensors forward saves, e.g. ("self", "other"): grad_fn._saved_self
+    saved_values = ()  # ctx attributes PyTorch's node also shows, e.g. ("exponent",): grad_fn._saved_exponent
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
