@@ -33,3 +33,7 @@ from .autograd.anomaly_mode import is_anomaly_enabled
 
 clip = clamp
 __version__ = "0.1.0"
+
+from . import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch")

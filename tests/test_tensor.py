@@ -372,3 +372,15 @@ def test_random_fills_follow_manual_seed_and_their_distribution():
     assert abs(u.mean().item() + 1.0) < 0.05
     assert abs(torch.empty(20000).bernoulli_(0.25).mean().item() - 0.25) < 0.02
     assert abs(torch.empty(20000).exponential_(4.0).mean().item() - 0.25) < 0.02
+
+
+@pytest.mark.parametrize("module, name", [(torch, "fft"), (torch.nn, "Conv2d"), (torch.nn.functional, "conv2d"),
+                                          (torch.optim, "LBFGS"), (torch.autograd, "forward_ad"),
+                                          (torch.utils, "tensorboard")])
+def test_a_torch_name_chibigrad_lacks_says_so_and_where_the_coverage_table_is(module, name):
+    torch_name = module.__name__.replace("chibigrad", "torch")
+    with pytest.raises(AttributeError, match=rf"chibigrad does not implement {torch_name}\.{name}\. .*README\.md"):
+        getattr(module, name)
+    assert not hasattr(module, name)
+    with pytest.raises(AttributeError, match=r"^module 'chibigrad' has no attribute '__wrapped__'$"):
+        torch.__wrapped__

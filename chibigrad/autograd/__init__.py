@@ -145,3 +145,7 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, _tensor.Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         return data.detach().requires_grad_(requires_grad)
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.autograd")

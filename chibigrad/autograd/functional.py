@@ -293,3 +293,7 @@ def _gradient_with_graph(out, inputs, strict):
                                "the jacobian depends on the inputs (this would be violated by a linear function for "
                                "example).")
     return gradient
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.autograd.functional")

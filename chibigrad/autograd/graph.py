@@ -58,3 +58,7 @@ class disable_saved_tensors_hooks:  # noqa: N801
 
     def __exit__(self, *exc):
         _disabled.pop()
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.autograd.graph")
