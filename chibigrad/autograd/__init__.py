@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import engine, grad_mode, graph
+from . import engine, grad_mode, graph, profiler
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
