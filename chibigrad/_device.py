@@ -51,6 +51,25 @@ class device:
 
 cpu = device("cpu")
 cuda0 = device("cuda", 0)  # chibigrad drives one GPU: a CUDA tensor's device is always cuda:0
+_default_device = [cpu]
+
+
+def get_default_device():
+    """Where factory functions (``torch.ones``, ``torch.tensor``, ``nn.Linear``'s weights) put new tensors."""
+    return _default_device[0]
+
+
+def set_default_device(dev):
+    """Make factory functions create tensors on ``dev`` ("cpu", "cuda"; None restores the CPU).
+
+    As in PyTorch, the device is only checked to exist when a tensor is made
+    there, and ``torch.from_numpy`` still shares the array's (CPU) memory.
+    """
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        if cuda_backend() is None:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        dev = device("cuda", dev)
+    _default_device[0] = cpu if dev is None else device(dev)
 
 
 # ---- the simulated CUDA device ----------------------------------------------------------

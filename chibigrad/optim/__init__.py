@@ -1,5 +1,7 @@
 """torch.optim: optimizers and learning-rate schedules."""
 from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
