@@ -20,6 +20,11 @@ import os
 import numpy as np
 
 
+# every device type PyTorch knows (its message for an unknown one lists them); chibigrad has two
+_PYTORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                         "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
 class device:
     """A device name such as ``'cpu'`` or ``'cuda:0'``, printed as PyTorch prints it."""
 
@@ -29,8 +34,11 @@ class device:
         if ":" in type:
             type, idx = type.split(":")
             index = int(idx)
+        if type not in _PYTORCH_DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_PYTORCH_DEVICE_TYPES)} device type at start of device "
+                               f"string: {type}")
         if type not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+            raise RuntimeError(f"chibigrad has no '{type}' device: only cpu and cuda")
         self.type, self.index = type, index
 
     def __repr__(self):
