@@ -186,4 +186,4 @@ def lerp_(start, end, weight):
     if weight < 0.5:
         start[...] = fused_multiply_add(weight, diff, start)
     else:
-        start[...] = fused_multiply_add(np.float32(weight) - np.float32(1), diff, end)
+        start[...] = fused_multiply_add(start.dtype.type(weight) - 1, diff, end)  # (weight - 1 in the tensor's dtype)
