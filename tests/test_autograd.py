@@ -481,3 +481,34 @@ def test_functional_leaves_the_callers_tensors_alone():
     assert grad.tolist() == [3.0, 4.0]
     (g,) = torch.autograd.grad(torch.autograd.functional.jacobian(lambda t: t * t, x, create_graph=True).sum(), x)
     assert g.tolist() == [2.0, 2.0]
+
+
+def test_profiler_times_ops_nodes_and_named_blocks_and_restores_apply():
+    from chibigrad.autograd.profiler import profile, record_function
+    plain_apply = torch.autograd.Function.__dict__["apply"]
+    w = torch.randn(3, 4, requires_grad=True)
+
+    @record_function("loss")
+    def loss_of(x):
+        return (x @ w).tanh().sum()
+
+    with profile() as prof:
+        with record_function("step"):
+            loss_of(torch.randn(2, 3)).backward()
+    averages = {e.name: e for e in prof.key_averages()}
+    assert {"step", "loss", "Mm", "Tanh", "SumAll", "MmBackward0", "TanhBackward0", "SumBackward0"} <= set(averages)
+    assert averages["Mm"].count == 1 and averages["step"].count == 1
+    assert all(0 <= e.self_cpu_time_total <= e.cpu_time_total + 1e-9 for e in averages.values())
+    step = averages["step"]
+    assert step.cpu_time_total >= averages["loss"].cpu_time_total + averages["MmBackward0"].cpu_time_total
+    table = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=3)
+    assert table.splitlines()[1].split() == ["Name", "Self", "CPU", "%", "Self", "CPU", "CPU", "total", "%", "CPU",
+                                             "total", "CPU", "time", "avg", "#", "of", "Calls"]
+    assert len(table.splitlines()) == 3 + 3 + 2 and "Self CPU time total:" in table
+    assert torch.autograd.Function.__dict__["apply"] is plain_apply
+    with pytest.raises(ZeroDivisionError):
+        with profile():
+            1 / 0
+    assert torch.autograd.Function.__dict__["apply"] is plain_apply
+    with pytest.raises(AttributeError, match="sorts by one of"):
+        prof.key_averages().table(sort_by="self_cuda_time_total")

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import engine, grad_mode
+from . import engine, grad_mode, graph, profiler
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
@@ -145,3 +145,7 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, _tensor.Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         return data.detach().requires_grad_(requires_grad)
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.autograd")

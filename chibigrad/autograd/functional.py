@@ -251,16 +251,22 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     return result if inputs_tuple else result[0][0]
 
 
+def _gradient_of_scalar(func, inputs, v, fn_name, create_graph, strict):
+    """What ``vhp`` and ``hvp`` start from: fresh inputs, the checked ``v``, the scalar output and its gradient
+    with a graph (so it can be differentiated once more)."""
+    inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    inputs = _fresh_leaves(inputs, create_graph, need_graph=True)
+    _single_input_v(inputs, v)
+    if v is not None:
+        v = _prepare_v(v, inputs, inputs_tuple, fn_name, create_graph)
+    out = _single_element(func, fn_name, strict)(*inputs)
+    return inputs_tuple, inputs, v, out, _gradient_with_graph(out, inputs, strict)
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)``: the gradient with a graph, then a vjp of it."""
     with enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _fresh_leaves(inputs, create_graph, need_graph=True)
-        _single_input_v(inputs, v)
-        if v is not None:
-            v = _prepare_v(v, inputs, inputs_tuple, "vhp", create_graph)
-        out = _single_element(func, "vhp", strict)(*inputs)
-        gradient = _gradient_with_graph(out, inputs, strict)
+        inputs_tuple, inputs, v, out, gradient = _gradient_of_scalar(func, inputs, v, "vhp", create_graph, strict)
         grads = _grad(gradient, inputs, v, create_graph)
         result = _zeros_for_none(grads, inputs, strict, create_graph, "double_back")
     return _finish((out,), create_graph)[0], _untuple(_finish(result, create_graph), inputs_tuple)
@@ -269,13 +275,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)``: the double-backward trick applied to the gradient."""
     with enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _fresh_leaves(inputs, create_graph, need_graph=True)
-        _single_input_v(inputs, v)
-        if v is not None:
-            v = _prepare_v(v, inputs, inputs_tuple, "hvp", create_graph)
-        out = _single_element(func, "hvp", strict)(*inputs)
-        gradient = _gradient_with_graph(out, inputs, strict)
+        inputs_tuple, inputs, v, out, gradient = _gradient_of_scalar(func, inputs, v, "hvp", create_graph, strict)
         u = tuple(creation.zeros_like(t, requires_grad=True) for t in inputs)
         u_times_h = _grad(gradient, inputs, u, create_graph=True)
         grads = _grad(u_times_h, u, v, create_graph)
@@ -293,3 +293,7 @@ def _gradient_with_graph(out, inputs, strict):
                                "the jacobian depends on the inputs (this would be violated by a linear function for "
                                "example).")
     return gradient
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.autograd.functional")

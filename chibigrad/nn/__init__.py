@@ -4,3 +4,7 @@ from .modules import (GELU, BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntrop
                       Identity, LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential,
                       Sigmoid, SiLU, Softmax, Tanh, Unflatten)
 from .parameter import Parameter
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.nn")

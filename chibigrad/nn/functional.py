@@ -292,3 +292,8 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be smaller than num_classes.")
     xp = _device.array_module(indices)
     return wrap((indices[..., None] == xp.arange(num_classes)).astype(np.int64))
+
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.nn.functional")

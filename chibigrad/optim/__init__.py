@@ -5,3 +5,7 @@ from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.optim")
