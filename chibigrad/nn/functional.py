@@ -183,12 +183,24 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, ignore_index, reduction)
 
 
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+def legacy_reduction(size_average, reduce):
+    """The ``reduction`` that PyTorch's old ``size_average``/``reduce`` flags mean, with its deprecation warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=3)
+    return reduction
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """The loss of probabilities ``input`` (after a sigmoid) against 0/1 ``target``: node BinaryCrossEntropyBackward0.
 
     Prefer ``binary_cross_entropy_with_logits`` on the raw scores: a sigmoid
     that rounds to exactly 0 or 1 loses the gradient here.
     """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -212,12 +224,15 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return fn.BinaryCrossEntropy.apply(input, target, _array_or_none(weight), reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
     """BCE of ``sigmoid(input)``, computed from the logits without rounding the probability.
 
     ``pos_weight`` (one value per class, broadcast along the last dim) multiplies
     the loss of positive targets; ``weight`` multiplies every element's loss.
     """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")

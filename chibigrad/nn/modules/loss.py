@@ -34,7 +34,9 @@ class CrossEntropyLoss(NLLLoss):
 class BCELoss(_Loss):
     """Binary cross-entropy of probabilities (put a Sigmoid before it, or use BCEWithLogitsLoss)."""
 
-    def __init__(self, weight=None, reduction="mean"):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
         super().__init__(reduction)
         self.register_buffer("weight", weight)
 
@@ -45,7 +47,9 @@ class BCELoss(_Loss):
 class BCEWithLogitsLoss(_Loss):
     """Sigmoid and binary cross-entropy in one step, from raw scores: more accurate than Sigmoid + BCELoss."""
 
-    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
         super().__init__(reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)

@@ -48,6 +48,8 @@ print(F.binary_cross_entropy(torch.tensor([0.25, 0.5]), torch.tensor([0.5, 0.5])
 print(nn.BCELoss(weight=torch.tensor([1.0, 2.0]), reduction="sum")(torch.tensor([[0.25, 0.5]]), torch.tensor([[1.0, 0.0]])))
 pw = torch.tensor([1.0, 2.0, 3.0])
 print(F.binary_cross_entropy_with_logits(torch.zeros(2, 3), torch.ones(2, 3), pos_weight=pw))  # per class
+print(nn.BCELoss(size_average=False).reduction, nn.BCEWithLogitsLoss(reduce=False).reduction)  # the old flags
+print(F.binary_cross_entropy(torch.tensor([0.25, 0.5]), torch.tensor([1.0, 0.0]), size_average=False))
 target_p = torch.tensor([0.3, 0.6], requires_grad=True)
 F.binary_cross_entropy(torch.tensor([0.4, 0.5]), target_p).backward()
 print(target_p.grad)
