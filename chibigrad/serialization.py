@@ -111,7 +111,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Tensors come back as new leaf tensors with their dtype, shape, values and
     ``requires_grad`` (a saved Parameter as a Parameter), on the device they
-    were saved from, or on ``map_location`` ("cpu", "cuda", a torch.device).
+    were saved from, or where ``map_location`` says ("cpu", a torch.device, a dict
+    or a function: see ``_Loader.placed``).
     Pickled objects need ``weights_only=False``: only do that for files you trust.
     """
     weights_only = True if weights_only is None else weights_only
@@ -168,8 +169,7 @@ class _Loader:
         if n not in self.tensors:
             with self.archive.open(f"tensors/{n}.npy") as f:
                 array = np.lib.format.read_array(f, allow_pickle=False)
-            device = _device.as_device(self.map_location or ref["device"])
-            t = wrap(_device.to_device(array, device))
+            t = self.placed(array, ref["device"])
             if ref["parameter"]:
                 from .nn.parameter import Parameter
                 t = Parameter(t, requires_grad=ref["requires_grad"])
@@ -177,6 +177,26 @@ class _Loader:
                 t.requires_grad_(True)
             self.tensors[n] = t
         return self.tensors[n]
+
+    def placed(self, array, saved_device):
+        """A tensor of ``array`` on the device ``map_location`` chooses for one saved on ``saved_device``.
+
+        ``map_location`` may be a device (or its name), a dict from saved device names
+        to new ones (``{"cuda:0": "cpu"}``), or a function of (data, saved device name),
+        as in ``lambda storage, loc: storage``; PyTorch passes it a storage, here a CPU tensor.
+        """
+        where = self.map_location
+        if callable(where) and not isinstance(where, _device.device):
+            result = where(wrap(array), saved_device)
+            return result if isinstance(result, Tensor) else wrap(array)
+        if isinstance(where, dict):
+            where = where.get(saved_device, saved_device)
+        target = _device.device(where or saved_device)
+        if target.type == "cuda" and _device.cuda_backend() is None:
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+                               "False. If you are running on a CPU-only machine, please use torch.load with "
+                               "map_location=torch.device('cpu') to map your storages to the CPU.")
+        return wrap(_device.to_device(array, _device.as_device(target)))
 
     def unpickle(self, ref):
         if self.weights_only:

@@ -143,6 +143,18 @@ def test_map_location_moves_tensors_to_a_device():
     assert back["t"].device == torch.device("cpu")
     back = round_trip(torch.ones(2), map_location=torch.device("cpu"))
     assert back.device.type == "cpu"
+    back = round_trip([torch.ones(2)], map_location=lambda storage, loc: storage)  # an old idiom for "on the CPU"
+    assert back[0].device.type == "cpu" and back[0].tolist() == [1.0, 1.0]
+    assert round_trip(torch.ones(1), map_location={"cuda:0": "cpu"}).device.type == "cpu"
+
+
+def test_a_cuda_checkpoint_on_a_machine_without_cuda_needs_map_location(monkeypatch):
+    from chibigrad import _device
+    monkeypatch.setattr(_device, "SIMULATE", "")  # no CUDA at all (CuPy is not looked for: _find_cupy is bypassed)
+    monkeypatch.setattr(_device, "_cuda", [None])
+    with pytest.raises(RuntimeError, match=r"Attempting to deserialize object on a CUDA device but "
+                                           r"torch.cuda.is_available\(\) is False"):
+        round_trip(torch.ones(1), map_location="cuda")
 
 
 def test_cuda_tensors_load_on_cuda_or_where_map_location_says(monkeypatch):
@@ -156,4 +168,6 @@ def test_cuda_tensors_load_on_cuda_or_where_map_location_says(monkeypatch):
     assert back.device == torch.device("cuda:0") and back.requires_grad and back.tolist() == [1.0, 2.0]
     assert round_trip(t, map_location="cpu").device == torch.device("cpu")
     assert round_trip(torch.ones(1), map_location="cuda").device == torch.device("cuda:0")
+    assert round_trip(t, map_location={"cuda:0": "cpu"}).device == torch.device("cpu")
+    assert round_trip(t, map_location=lambda storage, loc: storage.cuda()).device == torch.device("cuda:0")
 
