@@ -140,7 +140,7 @@ _DECODERS = {
     "OrderedDict": lambda loader, pairs: collections.OrderedDict((loader.decode(k), loader.decode(v))
                                                                  for k, v in pairs),
     "Size": lambda loader, sizes: _dtype.Size(sizes),
-    "dtype": lambda loader, name: getattr(_dtype, name),
+    "dtype": lambda loader, name: _dtype.from_numpy_dtype(np.dtype(name)),  # a name, never an attribute lookup
     "device": lambda loader, name: _device.device(name),
 }
 
