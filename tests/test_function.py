@@ -680,3 +680,24 @@ def test_integer_output_of_inputs_that_need_grad_is_not_recorded():
     x = torch.tensor([1., 3., 2.], requires_grad=True)
     i = ArgMax.apply(x)
     assert i.item() == 1 and not i.requires_grad and i.grad_fn is None
+
+
+def test_custom_function_node_repr_matches_pytorch():
+    """PyTorch: <torch.autograd.function.MySiLUBackward object at 0x...>; built-in nodes keep
+    their bare name (<MulBackward0 object at 0x...>)."""
+    import chibigrad as torch
+
+    class MySiLU(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = torch.ones(2, requires_grad=True)
+    y = MySiLU.apply(x)
+    assert repr(y.grad_fn).startswith("<torch.autograd.function.MySiLUBackward object at 0x")
+    assert y.grad_fn.name() == "MySiLUBackward" and "grad_fn=<MySiLUBackward>" in repr(y)
+    assert repr((x * x).grad_fn).startswith("<MulBackward0 object at 0x")

@@ -65,8 +65,12 @@ class FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("node_name", f"{name}Backward")
+        # PyTorch's built-in nodes are C++ classes (<MulBackward0 object at ...>); a Function
+        # written in Python gets a class made in torch/autograd/function.py, and its repr says so.
+        prefix = "" if "node_name" in attrs else "torch.autograd.function."
         cls._backward_cls = type(node_name, (BackwardCFunction,), {
-            "_forward_cls": cls, "__module__": cls.__module__, "array_backward": getattr(cls, "array_backward", False)})
+            "_forward_cls": cls, "__module__": cls.__module__, "_repr_prefix": prefix,
+            "array_backward": getattr(cls, "array_backward", False)})
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
