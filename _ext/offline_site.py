@@ -21,6 +21,7 @@ inside themselves, so no page is wider than a phone's screen.
 """
 
 import os
+import shutil
 from importlib import metadata
 from pathlib import Path
 
@@ -49,12 +50,14 @@ NO_EXCERPTS_FROM_FILES = ('if (location.protocol === "file:" && typeof DOCUMENTA
 def use_local_mathjax(app, config):
     # A relative mathjax_path names a file under _static (sphinx.ext.mathjax).
     config.mathjax_path = f"mathjax/{MATHJAX_ENTRY}"
-    config.html_static_path = [*config.html_static_path, str(STATIC)]
 
 
 def copy_mathjax(app, exception):
     if app.builder.format != "html":
         return
+    # Our stylesheet, copied on every build (an incremental build keeps an old copy in
+    # _static when it comes through html_static_path).
+    shutil.copyfile(STATIC / "chibigrad.css", Path(app.outdir) / "_static" / "chibigrad.css")
     source = mathjax_source()
     target = Path(app.outdir) / "_static" / "mathjax"
     for part in MATHJAX_PARTS:
