@@ -9,6 +9,7 @@ e.g. ``MulBackward0``). Built-in ops and the custom Functions students write
 differ only in that built-ins compute forward on numpy arrays.
 """
 import functools
+import inspect
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode, views
@@ -58,6 +59,26 @@ class BackwardCFunction(Node, FunctionCtx):
             return tuple(arrays)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
+    @property
+    def _raw_saved_tensors(self):
+        return self._saved
+
+    def __getattr__(self, name):
+        """PyTorch's view of what a node saved: ``grad_fn._saved_self`` (unpacked and checked as backward
+        would), ``_raw_saved_self`` (the SavedTensor) and saved values such as ``_saved_exponent``. An op
+        names its saved tensors in ``saved_names`` (in save_for_backward's order) and the ctx attributes
+        it saves in ``saved_values``, with PyTorch's names. (Only called for names not found otherwise.)"""
+        op = type(self)._forward_cls
+        raw = name.startswith("_raw_saved_")
+        key = name[len("_raw_saved_"):] if raw else name[len("_saved_"):] if name.startswith("_saved_") else None
+        if key is not None and op is not None and key in op.saved_names:
+            i = op.saved_names.index(key)
+            saved = self._saved[i] if i < len(self._saved) else None
+            return saved if raw or saved is None else saved.unpack(self)
+        if key is not None and not raw and op is not None and key in op.saved_values:
+            return self.__dict__[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
 
 class FunctionMeta(type):
     """Gives each Function its backward node class, named as PyTorch names it."""
@@ -76,6 +97,9 @@ class FunctionMeta(type):
 class Function(FunctionCtx, metaclass=FunctionMeta):
     """Base class for differentiable operations: subclass it, call ``apply``."""
 
+    saved_names = ()  # PyTorch's names for the tensors forward saves, e.g. ("self", "other"): grad_fn._saved_self
+    saved_values = ()  # ctx attributes PyTorch's node also shows, e.g. ("exponent",): grad_fn._saved_exponent
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
@@ -84,6 +108,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """The style PyTorch's documentation now recommends: ``forward(*args)`` computes without a ctx, then
+        ``setup_context(ctx, inputs, output)`` saves what backward needs. Override both, or neither."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -102,12 +132,24 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         ctx.needs_input_grad = needs
         state.enabled = False  # forward itself is never recorded
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            outputs = _forward(cls, ctx, args, kwargs)
         finally:
             state.enabled = True
         if isinstance(outputs, tuple):
             return _connect(ctx, args, outputs)
         return _connect_one(ctx, args, outputs)
+
+
+def _forward(cls, ctx, args, kwargs):
+    """``forward(ctx, *args)``, or ``forward(*args)`` followed by ``setup_context(ctx, inputs, output)``."""
+    if cls.setup_context is Function.setup_context:
+        return cls.forward(ctx, *args, **kwargs)
+    bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
+    bound.apply_defaults()  # defaults included, as in PyTorch
+    args = bound.args
+    outputs = cls.forward(*args)
+    cls.setup_context(ctx, args, outputs)
+    return outputs
 
 
 def _needs_input_grad(args):
@@ -166,7 +208,7 @@ def _run_unrecorded(cls, needs, args, kwargs):
     """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)
     ctx.needs_input_grad = needs
-    outputs = cls.forward(ctx, *args, **kwargs)
+    outputs = _forward(cls, ctx, args, kwargs)
     for t in ctx.dirty_tensors:
         t._bump_version()
     return outputs

@@ -4,3 +4,7 @@ from .modules import (GELU, BatchNorm1d, CrossEntropyLoss, Dropout, Embedding, I
                       LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, Softmax,
                       Tanh)
 from .parameter import Parameter
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.nn")

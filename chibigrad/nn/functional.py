@@ -181,3 +181,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         raise NotImplementedError("chibigrad's cross_entropy takes class indices; probability targets are not "
                                   "implemented")
     return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, ignore_index, reduction)
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.nn.functional")
