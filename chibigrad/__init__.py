@@ -30,6 +30,10 @@ from .autograd import functional as _functional  # noqa: F401 - torch.autograd.f
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled
+from ._dtype import set_default_dtype  # noqa: E402 - issue 16: default dtype and device, save and load
+from ._device import get_default_device, set_default_device  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 clip = clamp
 __version__ = "0.1.0"

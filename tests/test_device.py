@@ -550,7 +550,7 @@ def test_save_on_cpu_keeps_saved_activations_on_the_host_until_backward():
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], device="cuda")
     with save_on_cpu():
         y = (x @ w).tanh()
-    packed = [s._hooked[0] for s in y.grad_fn._saved + y.grad_fn.next_functions[0][0]._saved if s is not None]
+    packed = [s._packed for s in y.grad_fn._saved + y.grad_fn.next_functions[0][0]._saved if s is not None]
     assert packed and all(device == CUDA and type(t._array) is np.ndarray for device, t in packed)
     y.sum().backward()
     expected = torch.tensor([[1.0, 2.0], [3.0, 4.0]]).t() @ (1 - (torch.tensor([[1.0, 2.0], [3.0, 4.0]])

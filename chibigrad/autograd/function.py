@@ -13,7 +13,7 @@ import inspect
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode, views
-from .node import Node, SavedTensor
+from .node import Node, PackedSavedTensor, SavedTensor, _saved_tensors_hooks
 
 
 class FunctionCtx:
@@ -85,6 +85,8 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
+        # PyTorch's newer style: a class that defines setup_context has a forward without ctx
+        cls._separate_setup_context = "setup_context" in attrs or getattr(cls, "_separate_setup_context", False)
         node_name = attrs.get("node_name", f"{name}Backward")
         # PyTorch's built-in nodes are C++ classes (<MulBackward0 object at ...>); a Function
         # written in Python gets a class made in torch/autograd/function.py, and its repr says so.
@@ -132,7 +134,10 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         ctx.needs_input_grad = needs
         state.enabled = False  # forward itself is never recorded
         try:
-            outputs = _forward(cls, ctx, args, kwargs)
+            if cls._separate_setup_context:
+                outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             state.enabled = True
         if isinstance(outputs, tuple):
@@ -140,16 +145,17 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         return _connect_one(ctx, args, outputs)
 
 
-def _forward(cls, ctx, args, kwargs):
-    """``forward(ctx, *args)``, or ``forward(*args)`` followed by ``setup_context(ctx, inputs, output)``."""
-    if cls.setup_context is Function.setup_context:
-        return cls.forward(ctx, *args, **kwargs)
+def _forward_then_setup_context(cls, ctx, args, kwargs):
+    """``forward(*args)`` followed by ``setup_context(ctx, inputs, output)``."""
     bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
     bound.apply_defaults()  # defaults included, as in PyTorch
     args = bound.args
     outputs = cls.forward(*args)
     cls.setup_context(ctx, args, outputs)
     return outputs
+
+
+Function._separate_setup_context = False  # the base only declares setup_context
 
 
 def _needs_input_grad(args):
@@ -208,7 +214,10 @@ def _run_unrecorded(cls, needs, args, kwargs):
     """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)
     ctx.needs_input_grad = needs
-    outputs = _forward(cls, ctx, args, kwargs)
+    if cls._separate_setup_context:
+        outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
+    else:
+        outputs = cls.forward(ctx, *args, **kwargs)
     for t in ctx.dirty_tensors:
         t._bump_version()
     return outputs
@@ -284,9 +293,9 @@ def _connect_one(ctx, args, out):
     to_save = ctx.to_save
     if to_save:  # (_save)
         del ctx.to_save
-        saved = []
+        saved, kind = [], PackedSavedTensor if _saved_tensors_hooks else SavedTensor
         for t in to_save:
-            saved.append(None if t is None else SavedTensor(t, t is out))
+            saved.append(None if t is None else kind(t, t is out))
         ctx._saved = tuple(saved)
     return out
 
@@ -297,9 +306,9 @@ def _save(ctx, outs):
     cycle output -> grad_fn -> output."""
     to_save = ctx.to_save
     del ctx.to_save  # the node keeps the SavedTensors only (even if making one raises)
-    saved = []
+    saved, kind = [], PackedSavedTensor if _saved_tensors_hooks else SavedTensor  # (inside saved_tensors_hooks)
     for t in to_save:
-        saved.append(None if t is None else SavedTensor(t, _among(t, outs)))
+        saved.append(None if t is None else kind(t, _among(t, outs)))
     ctx._saved = tuple(saved)
 
 

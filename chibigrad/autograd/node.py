@@ -56,11 +56,9 @@ class SavedTensor:
     Tensor would make a reference cycle through grad_fn) and re-wrapped on unpack.
     """
 
-    __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta",
-                 "_hooked", "_edge")
+    __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta")
 
     def __init__(self, tensor, is_output):
-        self._hooked = None
         if tensor._is_inference:
             raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "
                                "in inference mode in computation tracked by autograd. To work around this, you "
@@ -74,25 +72,12 @@ class SavedTensor:
             self._tensor, self._output_nr, self._requires_grad = None, tensor._output_nr, tensor._grad_fn is not None
         else:
             self._tensor = tensor
-        if _saved_tensors_hooks:
-            self._pack(tensor, is_output, *_saved_tensors_hooks[-1])
-        elif memory._counting:  # (saves a call per saved tensor while nobody counts)
+        if memory._counting:  # (saves a call per saved tensor while nobody counts)
             memory.track_saved(self._data)
-
-    def _pack(self, tensor, is_output, pack_hook, unpack_hook):
-        """Hand the tensor to ``pack_hook`` and keep only what it returns (autograd.graph.saved_tensors_hooks):
-        the hook decides where the data lives (moved to the CPU, compressed, recomputed later). What unpack
-        needs to put the tensor back into the graph is the edge its gradient takes, not the tensor."""
-        with grad_mode.no_grad():
-            packed = pack_hook(tensor)
-        self._hooked = (packed, unpack_hook)
-        self._edge = None if is_output else tensor._gradient_edge()
-        self._freed_meta = (tensor._array.shape, tensor._array.dtype, tensor._array.nbytes)
-        self._data = self._tensor = None
 
     @property
     def is_released(self):
-        return self._data is None and self._hooked is None
+        return self._data is None
 
     def release(self):
         """Let go of the saved data (backward calls this unless retain_graph)."""
@@ -102,12 +87,9 @@ class SavedTensor:
                 memory.untrack_saved(data)
             self._freed_meta = (data.shape, data.dtype, data.nbytes)  # for graph pictures
             self._data = self._tensor = None
-        self._hooked = None
 
     def unpack(self, node):
         """The saved tensor, checked to be neither freed nor modified in place."""
-        if self._hooked is not None:
-            return self._unpack_hooked(node)
         if self._data is None:
             raise RuntimeError(FREED_MESSAGE)
         if self._version[0] != self._saved_version:
@@ -120,26 +102,8 @@ class SavedTensor:
             out._grad_fn, out._output_nr = node, self._output_nr
         return out
 
-    def _unpack_hooked(self, node):
-        """What ``unpack_hook`` returns, as a tensor in the graph again: an output gets its node back,
-        an input the edge its gradient took. (No version check: the hooks own the data, as in PyTorch.)"""
-        packed, unpack_hook = self._hooked
-        value = unpack_hook(packed)
-        if not isinstance(value, _tensor.Tensor):
-            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
-                            f"{type(value).__name__}")
-        out = _tensor.wrap(value._array)
-        edge_node, nr = (node if self._requires_grad else None, self._output_nr) if self._edge is None else self._edge
-        if isinstance(edge_node, AccumulateGrad):
-            out._requires_grad, out._grad_accumulator = True, weakref.ref(edge_node)
-        elif edge_node is not None:
-            out._grad_fn, out._output_nr = edge_node, nr
-        return out
-
     def unpack_array(self, node):
         """The saved numpy array, with the same checks as ``unpack``."""
-        if self._hooked is not None:
-            return self._unpack_hooked(node)._array
         if self._data is None:
             raise RuntimeError(FREED_MESSAGE)
         if self._version[0] != self._saved_version:
@@ -168,6 +132,54 @@ class SavedTensor:
         # memory is None at interpreter exit; _data is unset if __init__ raised
         if memory is not None and memory._counting and getattr(self, "_data", None) is not None:
             memory.untrack_saved(self._data)
+
+
+class PackedSavedTensor(SavedTensor):
+    """A tensor saved inside ``autograd.graph.saved_tensors_hooks``: the node keeps only what
+    ``pack_hook`` returned (the hook decides where the data lives: on the CPU, compressed, or
+    recomputed later) and backward gets the tensor back from ``unpack_hook``. To put it back into
+    the graph, unpack needs the edge its gradient takes, not the tensor. As in PyTorch, there is
+    no version check: the hooks own the saved value."""
+
+    __slots__ = ("_packed", "_unpack_hook", "_edge")
+
+    def __init__(self, tensor, is_output):
+        super().__init__(tensor, is_output)
+        pack_hook, self._unpack_hook = _saved_tensors_hooks[-1]
+        with grad_mode.no_grad():
+            self._packed = pack_hook(tensor)
+        if memory._counting:
+            memory.untrack_saved(self._data)
+        self._edge = None if is_output else tensor._gradient_edge()
+        self._freed_meta = (self._data.shape, self._data.dtype, self._data.nbytes)
+        self._data = self._tensor = None
+
+    @property
+    def is_released(self):
+        return self._unpack_hook is None
+
+    def release(self):
+        self._packed = self._unpack_hook = None
+
+    def unpack(self, node):
+        """What ``unpack_hook`` returns, as a tensor in the graph again: an output gets its node back,
+        an input the edge its gradient took."""
+        if self._unpack_hook is None:
+            raise RuntimeError(FREED_MESSAGE)
+        value = self._unpack_hook(self._packed)
+        if not isinstance(value, _tensor.Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(value).__name__}")
+        out = _tensor.wrap(value._array)
+        edge_node, nr = (node if self._requires_grad else None, self._output_nr) if self._edge is None else self._edge
+        if isinstance(edge_node, AccumulateGrad):
+            out._requires_grad, out._grad_accumulator = True, weakref.ref(edge_node)
+        elif edge_node is not None:
+            out._grad_fn, out._output_nr = edge_node, nr
+        return out
+
+    def unpack_array(self, node):
+        return self.unpack(node)._array
 
 
 def _short_name(node):
