@@ -9,11 +9,11 @@ from . import (DEEP, assert_close, call, deep_chain, diamond_chain, engine_grads
                gradient_check, leaf, nodes_of, random_graph)
 
 # (shape of the broadcast gradient, shape of the input it goes back to)
-SUM_TO_CASES = [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((4, 2, 3), (2, 1)),
+SUM_TO_CASES = (((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((4, 2, 3), (2, 1)),
                 ((4, 2, 3), ()), ((2, 3), (1, 1)), ((5, 1, 3), (1, 1, 3)), ((3,), (1,)), ((2, 3), (1,)),
-                ((), ()), ((4, 1), (4, 1)), ((2, 3, 4), (3, 1))]
+                ((), ()), ((4, 1), (4, 1)), ((2, 3, 4), (3, 1)))
 # broadcasting pairs of input shapes for the Functions
-PAIRS = [((3,), (2, 3)), ((2, 1), (1, 3)), ((), (2, 2)), ((2, 3), (2, 3)), ((4, 1, 3), (2, 1))]
+PAIRS = (((3,), (2, 3)), ((2, 1), (1, 3)), ((), (2, 2)), ((2, 3), (2, 3)), ((4, 1, 3), (2, 1)))
 
 
 def _numpy_sum_to(g, shape):
