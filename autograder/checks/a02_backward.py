@@ -221,6 +221,9 @@ def check_path_sum_grad(path_sum_grad):
     x = leaf(1.5)
     _path_sum_case(path_sum_grad, "y = x * x (two edges from one node to x)", x * x, [x])
     _path_sum_case(path_sum_grad, "y = x * x * x", x * x * x, [x])
+    x1, x2 = leaf(1.5), leaf(1.5)  # a leaf is matched by identity (is), not by value
+    _path_sum_case(path_sum_grad, "y = x1 * x2 + x1 with two different leaves that hold equal values",
+                   x1 * x2 + x1, [x1, x2])
     x, y = diamond_chain(8)
     _path_sum_case(path_sum_grad, "8 diamonds in a row (256 paths)", y, [x])
     other = leaf(2.0)
