@@ -187,14 +187,17 @@ class Worker:
             if not release:
                 continue
             path = submitted / name
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                nb = nbformat.read(path, as_version=4)
-                changes = scoring.normalise(nb, release)
-                if changes:
-                    nbformat.write(nb, path)
-                for change in changes:
-                    context.note(change)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    nb = nbformat.read(path, as_version=4)
+                    changes = scoring.normalise(nb, release)
+                    if changes:
+                        nbformat.write(nb, path)
+            except Exception as err:  # grade it as nbgrader would rather than not at all
+                changes = [f"{name}: could not be normalised ({type(err).__name__}: {str(err)[:200]})"]
+            for change in changes:
+                context.note(change)
 
     def _autograde(self, root, assignment, student):
         from nbgrader.converters import Autograde
