@@ -40,6 +40,10 @@ _PREFIXES = ("numpy", "chibigrad", "autograder")
 _CHECKS = "autograder.checks"
 _SYS = ("setrecursionlimit", "getrecursionlimit", "_getframe", "exc_info", "exception", "getrefcount", "intern",
         "settrace", "gettrace", "setprofile", "getprofile", "addaudithook", "audit")
+# chibigrad's own state that oracles read (its other module state, memory counters and RNGs, is legitimately the
+# student's to change): the ordering every backward uses, dtype tables, testing tolerances
+_GUARDED = {"chibigrad.autograd.engine": ("_ordering",), "chibigrad.testing": ("_TOLERANCES",),
+            "chibigrad._dtype": ("_BY_NUMPY", "_PYTHON_TYPES")}
 _SKIP = ("__main__", "sys", "IPython", "ipykernel", "traitlets", "zmq", "jupyter", "prompt_toolkit", "pygments")
 
 
@@ -114,7 +118,7 @@ def take_snapshot():
             if callable(value) or type(value) is type(sys):
                 bindings.append((vars(module), key, value, f"{name}.{key}"))
                 add_value(value)
-            elif checks and not key.startswith("__"):  # the checks' constants: every value, not only functions
+            elif (checks and not key.startswith("__")) or key in _GUARDED.get(name, ()):  # the checks' constants
                 bindings.append((vars(module), key, value, f"{name}.{key}"))
                 if type(value) in (list, dict, set):
                     contents.append((value, copy.copy(value), f"the contents of {name}.{key}"))

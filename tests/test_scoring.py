@@ -137,3 +137,11 @@ def test_a_cut_deep_chain_is_built_again():
     assert checks.deep_chain(60)[1] is y2, "an intact chain is kept"
     y2.grad_fn.register_prehook(lambda grads: None)
     assert checks.deep_chain(60)[1] is not y2, "a hook added to it counts as a change"
+
+
+def test_the_clean_rerun_puts_back_the_engines_ordering():
+    from chibigrad.autograd import engine
+    snapshot = verify.take_snapshot()
+    engine._ordering.append(lambda roots: [])  # every later backward, the oracles' included, would use it
+    assert verify.diff_and_restore(snapshot) == ["the contents of chibigrad.autograd.engine._ordering"]
+    assert engine._ordering == [engine.topological_order]
