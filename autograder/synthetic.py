@@ -209,6 +209,63 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
     return s
 
 
+# ---- issue 13: tricks for unearned points, and notebooks nbgrader used to give up on ------------------------------
+
+def gaming_students(course_dir, assignment="01_graphs"):
+    """Each trick once, on 01_graphs (walk 2, summarize 2, find_leaves 2, depth 3, trace_backward 3
+    points), with the points its honest part earns: tricks earn nothing, and a notebook whose
+    nbgrader metadata was changed still gets exactly what its code earns."""
+    points = exercises(course_dir, assignment)
+    solved = solved_notebook(course_dir, assignment)
+    wrong = {e: dict(a) for e, a in wrong_answers(assignment).items()}
+    s = []
+
+    def add(sid, nb, zero=(), notes=(), **kw):
+        s.append(Student(sid, assignment, nb, _full(points, zero=zero), notes=notes, **kw))
+
+    unanswered = 'raise NotImplementedError("Exercise 01.{0}: replace this line with your code")'
+    displays = solved
+    for exercise, arg in (("walk", "t"), ("summarize", "t")):
+        displays = replace_cell(displays, exercise, f"def {exercise}({arg}):\n    get_ipython().displayhook('ok')\n"
+                                f"    {unanswered.format(exercise)}")
+    add("displays-before-raise", displays, zero=["walk", "summarize"])
+    add("pre-run-display", insert_cell(released_notebook(course_dir, assignment), "setup", (
+        "def _show(*args):\n    get_ipython().displayhook(1.0)\n\n"
+        "get_ipython().events.register('pre_run_cell', _show)"), "callback"), zero=points)
+    fake_import = (
+        "import builtins, types\n\n"
+        "class _Anything(types.ModuleType):\n"
+        "    def __getattr__(self, name):\n        return _Anything(name)\n\n"
+        "    def __call__(self, *args, **kwargs):\n        return None\n\n"
+        "_import = builtins.__import__\n\n"
+        "def _fake_import(name, globals=None, locals=None, fromlist=(), level=0):\n"
+        "    if name.startswith('autograder'):\n        return _Anything(name)\n"
+        "    return _import(name, globals, locals, fromlist, level)\n\n"
+        "globals()['__builtins__'] = dict(vars(builtins), __import__=_fake_import)")
+    add("replaces-builtins-dict", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup",
+                                              fake_import, "fake-imports"),
+        zero=["walk"], notes=["failed verification", "__builtins__"], tags={"monkeypatch"})
+    add("raises-recursion-limit", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup", (
+        "import sys\nfrom autograder import checks\n"
+        "checks.RECURSION_LIMIT = 200000\nsys.setrecursionlimit(200000)\n"
+        "sys.setrecursionlimit = lambda limit: None"), "deeper"), zero=["walk"], tags={"monkeypatch"})
+    add("cuts-cached-graph", insert_cell(replace_cell(solved, "depth", wrong["depth"]["recursive"]), "setup", (
+        "from autograder.checks import deep_chain\n"
+        "node = deep_chain()[1].grad_fn\nfor _ in range(10):\n    node = node._next_nodes[0]\n"
+        "node._next_nodes = (None, None)"), "cutter"), zero=["depth"], tags={"monkeypatch"})
+    flag_off = replace_cell(solved, "summarize", wrong["summarize"]["counts_paths"])
+    tests = next(c for c in flag_off.cells if c.id == "walk-tests")
+    tests.metadata.nbgrader["grade"] = False
+    del tests.metadata.nbgrader["points"]
+    add("grade-flag-off", flag_off, zero=["summarize"], notes=["normalised before grading"])
+    extra = insert_cell(solved, "walk-tests", "print('extra credit, please')", "bonus")
+    next(c for c in extra.cells if c.id == "bonus").metadata["nbgrader"] = {
+        "grade": True, "grade_id": "bonus", "locked": False, "points": 5, "schema_version": 3, "solution": False,
+        "task": False}
+    add("extra-graded-cell", extra, notes=["normalised before grading"])
+    return s
+
+
 def numpy_patch_student(course_dir, assignment="02_backward"):
     """02_backward's Hypot ignores grad_output, and numpy's allclose is made to say yes."""
     points = exercises(course_dir, assignment)

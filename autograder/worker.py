@@ -21,7 +21,7 @@ import traceback
 import warnings
 from pathlib import Path
 
-from . import execute, gradebook, sandbox
+from . import execute, gradebook, sandbox, scoring
 
 KERNEL_NAME = "autograder-sandbox"
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -36,6 +36,7 @@ class Worker:
         self.scratch.mkdir(parents=True, exist_ok=True)
         self.template = self.scratch / "template.db"
         gradebook.write_scratch(self.template, init["structure"])
+        self.release = scoring.release_metadata(init["structure"])
         self.runtime = self.scratch / "runtime"
         self.runtime.mkdir(exist_ok=True)
         self._write_kernel_spec()
@@ -75,7 +76,8 @@ class Worker:
         cfg.CourseDirectory.student_id = student
         cfg.CourseDirectory.course_id = self.course_id
         cfg.Autograde.autograde_preprocessors = [
-            execute.SandboxedExecute, execute.VerifyTests, execute.AfterStudentCode, IgnorePattern,
+            execute.SandboxedExecute, scoring.TestCellOutputs, execute.VerifyTests, scoring.OnlyVerifiedPoints,
+            execute.AfterStudentCode, IgnorePattern,
             ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
         cfg.Execute.kernel_name = KERNEL_NAME
         if self.settings.get("cell_timeout"):
@@ -110,6 +112,7 @@ class Worker:
         context.before_student_code = lambda: self._protect(root, context)
         context.after_student_code = lambda: self._restore(root, context)
         valid = self._check_notebooks(submitted, job["notebooks"], context)
+        self._normalise(submitted, assignment, valid, context)
         tmp = root / "tmp"
         os.environ.update({sandbox.POLICY_ENV: json.dumps(context.policy), "TMPDIR": str(tmp),
                            "IPYTHONDIR": str(tmp / "ipython"), "MPLCONFIGDIR": str(tmp / "mpl"),
@@ -174,6 +177,27 @@ class Worker:
                 continue
             valid.append(name)
         return valid
+
+    def _normalise(self, submitted, assignment, valid, context):
+        """The release's nbgrader metadata on every cell, before nbgrader reads it (``scoring.normalise``);
+        only the scratch copy changes."""
+        import nbformat
+        for name in valid:
+            release = self.release.get((assignment, name[:-len(".ipynb")]))
+            if not release:
+                continue
+            path = submitted / name
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    nb = nbformat.read(path, as_version=4)
+                    changes = scoring.normalise(nb, release)
+                    if changes:
+                        nbformat.write(nb, path)
+            except Exception as err:  # grade it as nbgrader would rather than not at all
+                changes = [f"{name}: could not be normalised ({type(err).__name__}: {str(err)[:200]})"]
+            for change in changes:
+                context.note(change)
 
     def _autograde(self, root, assignment, student):
         from nbgrader.converters import Autograde

@@ -293,7 +293,7 @@ def term(tmp_path_factory):
                "other": course_dir / "submitted" / "a01-solutions" / "01_graphs" / "01_graphs.ipynb",
                "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb"}
     students01 = synthetic.normal_students(course_dir, "01_graphs") + synthetic.hostile_students(
-        course_dir, targets=targets)
+        course_dir, targets=targets) + synthetic.gaming_students(course_dir)
     students02 = synthetic.normal_students(course_dir, "02_backward") + [synthetic.numpy_patch_student(course_dir)]
     roster = synthetic.roster_rows(students01 + students02)
     synthetic.write_roster(base / "roster.csv", roster)
@@ -530,6 +530,10 @@ def test_integrity_flags_what_was_tampered_with(term):
                 "deletes-files", "writes-gradebook", "shadows-checks"):
         assert "tampering while graded" in by_student.get(sid, set()), (sid, result.stdout)
     assert "not a valid notebook" in by_student["bad-json"]
+    for sid in ("grade-flag-off", "extra-graded-cell"):  # graded all the same: what was changed is listed
+        assert {"normalised before grading", "changed cell metadata"} <= by_student[sid], (sid, result.stdout)
+    assert "tampering while graded" in by_student["replaces-builtins-dict"]
+    assert "tampering while graded" in by_student["raises-recursion-limit"]
     for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "renamed", "mueller"):
         assert honest not in by_student, (honest, [f for f in findings if f["student"] == honest])
 

@@ -322,12 +322,12 @@ def _loop(kind):
     return step, box
 
 
-ALIVE = [("retain_graph=True, nothing kept", lambda n: 0), ("nothing kept", lambda n: 0),
+ALIVE = (("retain_graph=True, nothing kept", lambda n: 0), ("nothing kept", lambda n: 0),
          ("total = total + loss", lambda n: n), ("retain_graph=True and total = total + loss", lambda n: n),
          ("a list of the losses", lambda n: n), ("a list of loss.detach()", lambda n: 0),
          ("a list of loss.item()", lambda n: 0), ("the last loss, kept for printing", lambda n: 1),
          ("every other loss", lambda n: (n + 1) // 2), ("loss.grad_fn kept in a list", lambda n: n),
-         ("hook that reads its own loss (a reference cycle)", lambda n: 0)]
+         ("hook that reads its own loss (a reference cycle)", lambda n: 0))
 
 
 def check_count_alive_graphs(count_alive_graphs):
