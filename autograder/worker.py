@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import shutil
+import stat
 import sys
 import time
 import traceback
@@ -24,6 +25,10 @@ from pathlib import Path
 from . import execute, gradebook, sandbox
 
 KERNEL_NAME = "autograder-sandbox"
+# what a kernel may read besides its Python, the staged packages and its own folders
+# (not /proc, /sys or the rest of /dev: a root kernel could read the disk, the kernel's memory or other processes)
+SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc",
+               "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -34,6 +39,8 @@ class Worker:
         self.course_id = init["course_id"]
         self.config_dir = init["course"]
         self.scratch.mkdir(parents=True, exist_ok=True)
+        for folder in (self.scratch.parent, self.scratch):  # the kernel's user may pass through, not list
+            folder.chmod(0o711)
         self.template = self.scratch / "template.db"
         gradebook.write_scratch(self.template, init["structure"])
         self.runtime = self.scratch / "runtime"
@@ -43,9 +50,9 @@ class Worker:
             os.environ[name] = "1"
         os.environ["JUPYTER_RUNTIME_DIR"] = str(self.runtime)
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-        deny = init["deny"]
-        needed = [sys.prefix, sys.base_prefix] + [str(Path(__import__(m).__file__).parent) for m in ("chibigrad", "autograder")]
-        self.readable = sandbox.readable_paths(deny, needed) if self.settings.get("landlock", True) else []
+        self.lib = _stage_packages(self.scratch / "lib")
+        os.environ["PYTHONPATH"] = str(self.lib)  # kernels import chibigrad and the checks from here
+        self.deny = list(init["deny"]) + [str(self.lib / "autograder" / "checks")]
         self.landlock = sandbox.landlock_abi() if self.settings.get("landlock", True) else 0
         self._config = None
 
@@ -98,7 +105,10 @@ class Worker:
             _rmtree(root)
         for sub in ("tmp/ipython", "tmp/mpl", "private"):
             (root / sub).mkdir(parents=True)
+        root.chmod(0o711)
+        (root / "private").chmod(0o700)
         shutil.copyfile(self.template, root / "gradebook.db")
+        (root / "gradebook.db").chmod(0o600)
         db_url = f"sqlite:///{root / 'gradebook.db'}"
         gradebook.write_rows(db_url, job["rows"])
         submitted = root / "submitted" / student / assignment
@@ -130,20 +140,30 @@ class Worker:
         self._read_events(root, context)
         # a submission nbgrader could not grade is not merged: its grades in the gradebook stay as they were
         result = None if error else gradebook.submission_result(db_url, assignment, student, self.course_id)
-        files = _autograded_files(notebook_dir, context) if notebook_dir.is_dir() else {}
+        keep = {f"{name}.ipynb" for name in job["notebooks"]} | set(job.get("source_files", {})) | {"timestamp.txt"}
+        files = _autograded_files(notebook_dir, context, keep) if notebook_dir.is_dir() else {}
         context.timings["job_s"] = time.monotonic() - begin
         return {"id": job["id"], "assignment": assignment, "student": student, "result": result, "files": files,
                 "notes": context.notes, "cells": context.cells, "verification": context.verification,
                 "timings": {k: round(v, 3) for k, v in context.timings.items()}, "error": error,
-                "valid_notebooks": valid, "sandbox": {"landlock_abi": self.landlock,
-                                                      "memory_mb": self.settings["memory_mb"]}}
+                "valid_notebooks": valid, "sandbox": {"landlock_abi": self.landlock, "memory_mb": self.settings["memory_mb"],
+                                                      "seccomp": bool(sandbox.seccomp_supported())}}
 
     def _policy(self, root, notebook_dir):
+        """What the kernel may do (``autograder.sandbox``). It reads only the system's folders, the
+        Python it runs on, the staged packages and its own folders: not the course, the other
+        jobs, the repository (solutions, history) or anyone's home. The checks are imported before
+        Landlock and unreadable after."""
         tmp = root / "tmp"
+        write = [str(notebook_dir), str(tmp)]
+        read = ([p for p in SYSTEM_DIRS if os.path.exists(p)]
+                + sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+                + [str(self.lib)] + write)
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
-                "write": [str(notebook_dir), str(tmp)],
-                "read": self.readable + [str(notebook_dir), str(tmp), str(self.runtime)],
+                "write": write, "read": sandbox.rule_paths(read, self.deny) if self.landlock else [],
+                "list": [str(self.lib / "autograder")], "secret": self.deny + [str(_repository())], "public": read,
+                "preload": ["autograder.checks.*"], "seccomp": True, "home": str(tmp),
                 "events": str(root / "private" / "events.jsonl"), "log": str(root / "private" / "kernel.log")}
 
     def _check_notebooks(self, submitted, expected, context):
@@ -215,22 +235,37 @@ class Worker:
     # ---- what student code may have touched -------------------------------------------------------------------------
 
     def _protect(self, root, context):
-        """Remember every file of the scratch course outside the notebook's own folder."""
-        context.protected = {p: p.read_bytes() for p in _files_outside(root)}
+        """Remember every file of the scratch course outside the notebook's own folder, contents and
+        mode, and let the kernel's user pass through the folders down to its own."""
+        context.protected = {p: (p.read_bytes(), p.stat().st_mode & 0o7777) for p in _files_outside(root)}
+        notebook_dir = Path(context.policy["write"][0])
+        for folder in [notebook_dir, *notebook_dir.parents]:
+            if folder == root:
+                break
+            folder.chmod(folder.stat().st_mode | 0o711)
 
     def _restore(self, root, context):
-        """Put back whatever student code changed outside its folder (Landlock normally forbids it)."""
+        """Put back whatever student code changed outside its folder, contents or modes (Landlock
+        and the unprivileged user normally forbid it), and leave only regular files and folders,
+        owned by the grader, in the notebook's folder: nbgrader, unconfined, writes there next."""
         protected = getattr(context, "protected", {})
         now = set(_files_outside(root))
         changed = []
-        for path, data in protected.items():
+        for path, (data, mode) in protected.items():
             if path not in now or path.read_bytes() != data:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
                 changed.append(path)
+            if path.stat().st_mode & 0o7777 != mode:
+                path.chmod(mode)
+                changed.append(path)
         for path in now - set(protected):
             path.unlink()
             changed.append(path)
+        removed = _only_plain_files(Path(context.policy["write"][0]))
+        if removed:
+            context.note("left links or special files in its folder; removed before nbgrader wrote there: "
+                         + ", ".join(removed[:5]))
         if changed:
             names = ", ".join(sorted(str(p.relative_to(root)) for p in changed)[:5])
             context.note(f"changed files outside its folder in the grader's scratch copy ({names}); restored")
@@ -252,6 +287,14 @@ class Worker:
             paths = sorted(set(kinds["write-outside"]))
             context.note(f"tried to write or delete outside its folder ({blocked}): {', '.join(paths[:4])}"
                          + (f" and {len(paths) - 4} more" if len(paths) > 4 else ""))
+        if "mode-outside" in kinds:
+            context.note("tried to change permissions or owners outside its folder: "
+                         + "; ".join(self._mode_outcome(e) for e in sorted(set(kinds["mode-outside"]))[:10]))
+        if "read-secret" in kinds:
+            paths = sorted(set(kinds["read-secret"]))
+            how = "blocked by Landlock" if self.landlock else "not blocked: no Landlock here"
+            context.note(f"tried to read the course, the checks or the solutions outside its folder ({how}): "
+                         + ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else ""))
         if "shadow" in kinds:
             context.note("wrote files named like the grader's packages into its folder (to replace them on "
                          f"import): {', '.join(sorted(set(kinds['shadow']))[:4])}")
@@ -262,6 +305,13 @@ class Worker:
                          f"{', '.join(sorted(set(kinds['signal']))[:3])}")
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
+
+
+    def _mode_outcome(self, event):
+        """``os.chmod 0o0 on /course/gradebook.db (blocked ...)``: what the sandbox let through."""
+        if sandbox.seccomp_supported():
+            return f"{event} (blocked: chmod and chown are refused in the sandbox)"
+        return f"{event} (not blocked: no seccomp here; the grader checks the modes of its files afterwards)"
 
 
 class _ErrorLog(logging.Handler):
@@ -275,14 +325,42 @@ class _ErrorLog(logging.Handler):
         self.messages.append(record.getMessage()[-3000:])
 
 
-def _autograded_files(directory, context, budget=20_000_000):
-    """The files autograde left in the notebook's folder (what nbgrader keeps in ``autograded/``):
-    regular files only (a symbolic link could point at anything this unconfined process can
-    read), notebooks first, at most ``budget`` bytes in all."""
-    files, used, dropped = {}, 0, []
+def _only_plain_files(directory):
+    """Remove symbolic links and special files (a FIFO named like the notebook would hang
+    nbgrader) under ``directory`` and give the rest back to this process's user; returns the
+    names removed. Run when no student process is left."""
+    removed = []
+    for dirpath, dirnames, filenames in os.walk(directory):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode) or not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                os.unlink(path)
+                removed.append(os.path.relpath(path, directory))
+                if name in dirnames:
+                    dirnames.remove(name)
+            elif st.st_uid != os.getuid():
+                os.chown(path, os.getuid(), os.getgid(), follow_symlinks=False)
+    if os.lstat(directory).st_uid != os.getuid():
+        os.chown(directory, os.getuid(), os.getgid(), follow_symlinks=False)
+    return removed
+
+
+def _autograded_files(directory, context, keep, budget=20_000_000):
+    """The files of the notebook's folder that go into ``autograded/`` (and so into feedback):
+    the notebooks and the files the release shipped (``keep``), as regular files only (a
+    symbolic link could point at anything this unconfined process can read), at most
+    ``budget`` bytes in all. Whatever the kernel wrote there (a ``sitecustomize.py``, a
+    ``.pth``, a package named like the grader's) stays behind."""
+    files, used, dropped, left = {}, 0, [], []
     paths = sorted(directory.rglob("*"), key=lambda p: (p.suffix != ".ipynb", str(p)))
     for path in paths:
         rel = str(path.relative_to(directory))
+        if path.is_dir() and not path.is_symlink():
+            continue
+        if rel not in keep:
+            left.append(rel)
+            continue
         if path.is_symlink() or any(parent.is_symlink() for parent in path.parents if directory in parent.parents):
             dropped.append(rel)
             continue
@@ -299,7 +377,36 @@ def _autograded_files(directory, context, budget=20_000_000):
     if dropped:
         context.note(f"left files in its folder that were not kept (links, or over {budget >> 20} MB in all): "
                      + ", ".join(dropped[:5]))
+    if left:
+        context.note(f"wrote {len(left)} file(s) into its folder that were not kept in autograded/ (only the "
+                     "notebook and the release's files are): " + ", ".join(sorted(left)[:5])
+                     + (f" and {len(left) - 5} more" if len(left) > 5 else ""))
     return files
+
+
+def _repository():
+    """The folder the grader's packages come from (a checkout: its notebooks/ hold the solutions)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _stage_packages(lib):
+    """A copy of chibigrad and autograder that kernels import (``PYTHONPATH``), readable by the
+    kernel's user whatever the checkout's permissions, so the kernel needs nothing of the
+    repository. The checks in it are for root (or the grader) alone: the kernel imports them
+    before it gives up its privileges and Landlock hides them (the copy's checks folder is denied)."""
+    import compileall
+    if lib.exists():
+        _rmtree(lib)
+    for name in ("chibigrad", "autograder"):
+        source = Path(__import__(name).__file__).resolve().parent
+        shutil.copytree(source, lib / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.md"))
+    compileall.compile_dir(str(lib), quiet=1)  # kernels do not write bytecode: compile once here
+    for dirpath, dirnames, filenames in os.walk(lib):
+        hidden = Path(dirpath).is_relative_to(lib / "autograder" / "checks")
+        os.chmod(dirpath, 0o700 if hidden else 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o600 if hidden else 0o644)
+    return lib
 
 
 def _files_outside(root):
