@@ -121,6 +121,128 @@ def test_the_sandbox_confines_a_process(tmp_path):
     assert "write-outside" in events and "gradebook.db" in events
 
 
+def test_rule_paths_let_the_deeper_of_allow_and_deny_win(tmp_path):
+    (tmp_path / "repo" / "pkg" / "checks").mkdir(parents=True)
+    (tmp_path / "repo" / "pkg" / "a.py").write_text("")
+    (tmp_path / "repo" / "notebooks").mkdir()
+    (tmp_path / "scratch" / "job").mkdir(parents=True)
+    (tmp_path / "scratch" / "other").mkdir()
+    (tmp_path / "scratch" / "to-checks").symlink_to(tmp_path / "repo" / "pkg" / "checks")
+    (tmp_path / "scratch" / "to-a").symlink_to(tmp_path / "repo" / "pkg" / "a.py")
+    paths = sandbox.rule_paths([tmp_path / "repo" / "pkg", tmp_path / "scratch", "/usr"],
+                               [tmp_path / "repo" / "pkg" / "checks", tmp_path / "scratch" / "other"])
+    assert "/usr" in paths and str(tmp_path / "repo" / "pkg" / "a.py") in paths
+    assert str(tmp_path / "scratch" / "job") in paths and str(tmp_path / "scratch" / "to-a") in paths
+    for hidden in ("repo", "repo/pkg", "repo/pkg/checks", "repo/notebooks", "scratch", "scratch/other",
+                   "scratch/to-checks"):
+        assert str(tmp_path / hidden) not in paths, hidden
+    assert not any(p in ("/", str(tmp_path)) or p.startswith(str(tmp_path / "repo" / "notebooks")) for p in paths)
+
+
+@pytest.mark.skipif(sandbox.landlock_abi() < 1 or not sandbox.seccomp_supported(),
+                    reason="needs Landlock and seccomp")
+def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
+    """What a grading kernel gets (the worker's policy): the checks imported before Landlock and
+    callable, their source unreadable whichever way it is asked for; nothing of the course, the
+    repository or another folder readable; chmod and chown refused everywhere, even as root."""
+    from autograder import worker
+    lib = worker._stage_packages(tmp_path / "scratch" / "lib")
+    job, course = tmp_path / "scratch" / "job", tmp_path / "course"
+    for sub in ("nb", "tmp", "private"):
+        (job / sub).mkdir(parents=True)
+    course.mkdir()
+    (course / "gradebook.db").write_text("grades")
+    (course / "gradebook.db").chmod(0o644)
+    (tmp_path / "elsewhere.txt").write_text("not for students")
+    write = [str(job / "nb"), str(job / "tmp")]
+    read = [p for p in worker.SYSTEM_DIRS if os.path.exists(p)] + sorted({sys.prefix, sys.base_prefix}) + [
+        str(lib)] + write
+    deny = [str(course), str(tmp_path / "scratch"), str(lib / "autograder" / "checks")]
+    policy = {"memory_bytes": 2 << 30, "file_bytes": 1 << 20, "processes": 16, "landlock": True, "write": write,
+              "read": sandbox.rule_paths(read, deny), "list": [str(lib / "autograder")],
+              "secret": deny + [str(ROOT)], "public": read, "preload": ["autograder.checks.*"], "seccomp": True,
+              "home": str(job / "tmp"), "events": str(job / "private" / "events"),
+              "log": str(job / "private" / "log")}
+    code = textwrap.dedent("""
+        import inspect, json, os
+        from autograder import sandbox
+        sandbox.confine(json.loads(os.environ["POLICY"]))()
+        def attempt(f):
+            try:
+                f()
+                return "ok"
+            except BaseException as err:
+                return type(err).__name__
+        from autograder.checks import a01_graphs
+        results = {
+            "check runs": attempt(lambda: a01_graphs.check_walk(lambda t: "wrong")),
+            "open check": attempt(lambda: open(a01_graphs.__file__).read()),
+            "getsource": attempt(lambda: inspect.getsource(a01_graphs.check_walk)),
+            "loader": attempt(lambda: a01_graphs.__loader__.get_source(a01_graphs.__name__)),
+            "repository checks": attempt(lambda: open(REPO + "/autograder/checks/a01_graphs.py").read()),
+            "solutions": attempt(lambda: open(REPO + "/notebooks/source/01_graphs/01_graphs.ipynb").read()),
+            "course": attempt(lambda: open(COURSE + "/gradebook.db").read()),
+            "elsewhere": attempt(lambda: open(ELSEWHERE).read()),
+            "chmod course": attempt(lambda: os.chmod(COURSE + "/gradebook.db", 0)),
+            "chown course": attempt(lambda: os.chown(COURSE + "/gradebook.db", 1, 1)),
+            "chmod check": attempt(lambda: os.chmod(a01_graphs.__file__, 0o777)),
+            "chmod own": attempt(lambda: os.chmod(".", 0o700)),
+            "device node": attempt(lambda: os.mknod("disk", 0o600 | 0o060000, os.makedev(8, 0))),
+            "numpy": attempt(lambda: __import__("numpy").ones(3).sum()),
+        }
+        open("results.json", "w").write(json.dumps(results))
+    """).replace("REPO", repr(str(ROOT))).replace("COURSE", repr(str(course))).replace(
+        "ELSEWHERE", repr(str(tmp_path / "elsewhere.txt")))
+    env = dict(os.environ, POLICY=json.dumps(policy), PYTHONPATH=str(lib))
+    result = subprocess.run([sys.executable, "-P", "-c", code], cwd=job / "nb", env=env, capture_output=True, text=True)
+    assert result.returncode == 0, (job / "private" / "log").read_text()[-3000:]
+    results = json.loads((job / "nb" / "results.json").read_text())
+    assert results["check runs"] == "AssertionError" and results["numpy"] == "ok", results
+    assert results["open check"] == results["repository checks"] == results["solutions"] == "PermissionError"
+    assert results["course"] == results["elsewhere"] == "PermissionError"
+    assert results["getsource"] == "OSError" and results["loader"] in ("PermissionError", "ImportError"), results
+    for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node"):
+        assert results[name] == "PermissionError", (name, results)
+    assert (course / "gradebook.db").stat().st_mode & 0o777 == 0o644
+    events = [json.loads(line) for line in (job / "private" / "events").read_text().splitlines()]
+    kinds = {kind for kind, _ in events}
+    assert {"read-secret", "mode-outside"} <= kinds, events
+    assert any(kind == "mode-outside" and "gradebook.db" in detail for kind, detail in events)
+
+
+def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
+    """A submission that prints the hidden tests it ran inside (IPython's ``In``) or the checks'
+    source, as text, as a repr, as HTML or in an error, shows ``[hidden test]`` in their place;
+    its own output and the checks' messages stay."""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    checks_dir = feedback._hidden_dirs()[0]
+    check_line = next(line.strip() for line in (Path(checks_dir) / "a01_graphs.py").read_text().splitlines()
+                      if line.strip().startswith("expect(") and len(line.strip()) > 40)
+    test_source = ("assert walk(x) == []\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import a01_graphs\n"
+                   "a01_graphs.check_walk(walk)\n### END HIDDEN TESTS")
+    history = "\n".join(["x = 1", test_source])
+    outputs = [
+        new_output("stream", name="stdout", text=f"my own line\n{history}\n    {check_line}\n"),
+        new_output("execute_result", data={"text/plain": repr(history)}, execution_count=3),
+        new_output("display_data", data={"text/html": "<pre>" + html.escape(history) + "</pre>",
+                                         "text/plain": "<IPython.core.display.HTML object>"}),
+        new_output("error", ename="AssertionError", evalue=f"walk on a chain of 50000 additions; {check_line}",
+                   traceback=[f"AssertionError: {history}"]),
+    ]
+    nb = new_notebook(cells=[new_code_cell(test_source, outputs=[]), new_code_cell("print(In)", outputs=outputs)])
+    redacted, _ = feedback.RedactHiddenTests(hidden_dirs=[checks_dir]).preprocess(nb, {})
+    text = json.dumps(redacted)
+    for secret in ("a01_graphs.check_walk(walk)", "from autograder.checks import a01_graphs", check_line,
+                   "BEGIN HIDDEN TESTS"):
+        assert json.dumps(secret)[1:-1] not in text, secret
+        assert html.escape(secret) not in text, secret
+    out = redacted.cells[1].outputs
+    assert "my own line" in out[0].text and "assert walk(x) == []" in out[0].text
+    assert out[0].text.count(feedback.HIDDEN_LINE) == 5
+    assert out[1].data["text/plain"] == feedback.HIDDEN_LINE and "text/html" not in out[2].data
+    assert out[3].evalue.startswith(feedback.HIDDEN_LINE) or "walk on a chain" not in check_line
+
+
 def test_the_verifier_sees_and_undoes_replaced_functions():
     import numpy as np
     from autograder.checks import a01_graphs
