@@ -5,20 +5,26 @@ The kernel spec the workers use runs ``python -P -m autograder.sandbox kernel -f
 folder off ``sys.path`` until the student's code runs). Before any student code runs,
 this process confines itself, following the policy the worker put in ``$AUTOGRADER_SANDBOX``:
 
+- the hidden checks (``autograder.checks``) are imported while their files can still be read;
 - resource limits (``setrlimit``, inherited by every process the student starts): address
   space (the memory cap), file size, no core dumps, and for non-root graders a process count;
 - Landlock (Linux 5.13+, no privileges needed; silently absent elsewhere): the kernel may
-  write only in its notebook folder and its temporary folder, may not read the course
-  directory or the other jobs' scratch folders, and (Landlock ABI 6+) may not signal
-  processes outside its sandbox, the grader included;
-- an audit hook (``sys.addaudithook``) that reports writes outside the folder, deletions,
-  signals, new processes and database connections to an events file opened beforehand,
-  so the report can say what a submission tried.
+  read only the system's folders, the Python it runs on, the worker's copy of chibigrad and
+  autograder (without the checks' files) and its own folders, may write only in its notebook
+  folder and its temporary folder, may make no device node, and (Landlock ABI 6+) may not
+  signal processes outside its sandbox, the grader included;
+- seccomp (Linux x86_64 and aarch64), just before the student's first cell: chmod, chown,
+  extended attributes (ACLs), device nodes and the administrator's calls (reboot, modules,
+  mounts, the clock) fail with EPERM, root or not: Landlock does not cover permission bits;
+- an audit hook (``sys.addaudithook``) that reports writes, permission changes and reads of
+  the course outside the folder, deletions, signals, new processes and database connections
+  to an events file opened beforehand, so the report can say what a submission tried.
 
 Python has no in-process sandbox, so none of this stops a determined attacker who can escape
-Python (ctypes); Landlock and the limits are enforced by the OS kernel and hold regardless.
-Where Landlock is missing the worker still runs every submission in its own scratch copy and
-the grader checks its gradebook and inputs afterwards (see ``autograder/README.md``).
+Python (ctypes) from fooling the tests in its own kernel; Landlock, seccomp and the limits are
+enforced by the OS kernel and hold regardless. Where they are missing the worker still runs
+every submission in its own scratch copy and the grader checks its gradebook and inputs
+afterwards (see ``autograder/README.md``).
 """
 import ctypes
 import errno

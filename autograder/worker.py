@@ -29,6 +29,9 @@ KERNEL_NAME = "autograder-sandbox"
 # (not /proc, /sys or the rest of /dev: a root kernel could read the disk, the kernel's memory or other processes)
 SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc",
                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+# the machine's secrets inside those (a kernel started by root could read them)
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private",
+                  "/etc/sudoers", "/etc/sudoers.d")
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -52,7 +55,7 @@ class Worker:
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         self.lib = _stage_packages(self.scratch / "lib")
         os.environ["PYTHONPATH"] = str(self.lib)  # kernels import chibigrad and the checks from here
-        self.deny = list(init["deny"]) + [str(self.lib / "autograder" / "checks")]
+        self.deny = list(init["deny"])
         self.landlock = sandbox.landlock_abi() if self.settings.get("landlock", True) else 0
         self._config = None
 
@@ -150,20 +153,11 @@ class Worker:
                                                       "seccomp": bool(sandbox.seccomp_supported())}}
 
     def _policy(self, root, notebook_dir):
-        """What the kernel may do (``autograder.sandbox``). It reads only the system's folders, the
-        Python it runs on, the staged packages and its own folders: not the course, the other
-        jobs, the repository (solutions, history) or anyone's home. The checks are imported before
-        Landlock and unreadable after."""
         tmp = root / "tmp"
         write = [str(notebook_dir), str(tmp)]
-        read = ([p for p in SYSTEM_DIRS if os.path.exists(p)]
-                + sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
-                + [str(self.lib)] + write)
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
-                "write": write, "read": sandbox.rule_paths(read, self.deny) if self.landlock else [],
-                "list": [str(self.lib / "autograder")], "secret": self.deny + [str(_repository())], "public": read,
-                "preload": ["autograder.checks.*"], "seccomp": True, "home": str(tmp),
+                **file_policy(self.lib, write, self.deny, bool(self.landlock)), "seccomp": True, "home": str(tmp),
                 "events": str(root / "private" / "events.jsonl"), "log": str(root / "private" / "kernel.log")}
 
     def _check_notebooks(self, submitted, expected, context):
@@ -382,6 +376,20 @@ def _autograded_files(directory, context, keep, budget=20_000_000):
                      "notebook and the release's files are): " + ", ".join(sorted(left)[:5])
                      + (f" and {len(left) - 5} more" if len(left) > 5 else ""))
     return files
+
+
+def file_policy(lib, write, deny, landlock=True):
+    """What a kernel may read and write (``autograder.sandbox``): it reads only the system's
+    folders (less their secrets), the Python it runs on, the staged packages ``lib`` and its own
+    ``write`` folders; not the course, the other jobs, the repository (solutions, history) or
+    anyone's home. The checks are imported before Landlock and unreadable after. ``deny``: the
+    folders that stay unreadable even inside those (the course, the scratch folder, the checks)."""
+    deny = [*deny, str(Path(lib) / "autograder" / "checks"), *(p for p in SYSTEM_SECRETS if os.path.exists(p))]
+    read = ([p for p in SYSTEM_DIRS if os.path.exists(p)]
+            + sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}) + [str(lib)] + list(write))
+    return {"write": list(write), "read": sandbox.rule_paths(read, deny) if landlock else [],
+            "list": [str(Path(lib) / "autograder")], "secret": deny + [str(_repository())], "public": read,
+            "preload": ["autograder.checks.*"]}
 
 
 def _repository():

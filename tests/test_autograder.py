@@ -154,15 +154,9 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
     (course / "gradebook.db").write_text("grades")
     (course / "gradebook.db").chmod(0o644)
     (tmp_path / "elsewhere.txt").write_text("not for students")
-    write = [str(job / "nb"), str(job / "tmp")]
-    read = [p for p in worker.SYSTEM_DIRS if os.path.exists(p)] + sorted({sys.prefix, sys.base_prefix}) + [
-        str(lib)] + write
-    deny = [str(course), str(tmp_path / "scratch"), str(lib / "autograder" / "checks")]
-    policy = {"memory_bytes": 2 << 30, "file_bytes": 1 << 20, "processes": 16, "landlock": True, "write": write,
-              "read": sandbox.rule_paths(read, deny), "list": [str(lib / "autograder")],
-              "secret": deny + [str(ROOT)], "public": read, "preload": ["autograder.checks.*"], "seccomp": True,
-              "home": str(job / "tmp"), "events": str(job / "private" / "events"),
-              "log": str(job / "private" / "log")}
+    policy = {"memory_bytes": 2 << 30, "file_bytes": 1 << 20, "processes": 16, "landlock": True, "seccomp": True,
+              **worker.file_policy(lib, [str(job / "nb"), str(job / "tmp")], [str(course), str(tmp_path / "scratch")]),
+              "home": str(job / "tmp"), "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
     code = textwrap.dedent("""
         import inspect, json, os
         from autograder import sandbox
@@ -189,6 +183,8 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
             "chmod own": attempt(lambda: os.chmod(".", 0o700)),
             "device node": attempt(lambda: os.mknod("disk", 0o600 | 0o060000, os.makedev(8, 0))),
             "numpy": attempt(lambda: __import__("numpy").ones(3).sum()),
+            "machine secrets": attempt(lambda: open("/etc/shadow").read()),
+            "home": attempt(lambda: os.listdir("/root")),
         }
         open("results.json", "w").write(json.dumps(results))
     """).replace("REPO", repr(str(ROOT))).replace("COURSE", repr(str(course))).replace(
@@ -200,6 +196,8 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
     assert results["check runs"] == "AssertionError" and results["numpy"] == "ok", results
     assert results["open check"] == results["repository checks"] == results["solutions"] == "PermissionError"
     assert results["course"] == results["elsewhere"] == "PermissionError"
+    assert results["home"] == ("PermissionError" if os.path.isdir("/root") else "FileNotFoundError")
+    assert results["machine secrets"] == ("PermissionError" if os.path.exists("/etc/shadow") else "FileNotFoundError")
     assert results["getsource"] == "OSError" and results["loader"] in ("PermissionError", "ImportError"), results
     for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node"):
         assert results[name] == "PermissionError", (name, results)
@@ -386,6 +384,11 @@ def _sha(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def _mode(path):
+    st = Path(path).stat()
+    return st.st_mode, st.st_uid, st.st_gid
+
+
 def _stray_processes():
     found = []
     for pid in os.listdir("/proc"):
@@ -413,9 +416,13 @@ def term(tmp_path_factory):
     times["release_s"] = time.perf_counter() - start
     targets = {"gradebook": course_dir / "gradebook.db",
                "other": course_dir / "submitted" / "a01-solutions" / "01_graphs" / "01_graphs.ipynb",
-               "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb"}
-    students01 = synthetic.normal_students(course_dir, "01_graphs") + synthetic.hostile_students(
-        course_dir, targets=targets)
+               "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb",
+               "release": course_dir / "release" / "01_graphs" / "01_graphs.ipynb",
+               "solutions": course_build.NOTEBOOKS / "source" / "01_graphs" / "01_graphs.ipynb",
+               "checks": ROOT / "autograder" / "checks" / "a01_graphs.py"}
+    students01 = (synthetic.normal_students(course_dir, "01_graphs")
+                  + synthetic.hostile_students(course_dir, targets=targets)
+                  + synthetic.snooping_students(course_dir, targets))
     students02 = synthetic.normal_students(course_dir, "02_backward") + [synthetic.numpy_patch_student(course_dir)]
     roster = synthetic.roster_rows(students01 + students02)
     synthetic.write_roster(base / "roster.csv", roster)
@@ -432,6 +439,8 @@ def term(tmp_path_factory):
             if student_dir.name not in COMPARED:
                 shutil.rmtree(student_dir)
     hashes = {name: _sha(path) for name, path in targets.items() if name != "gradebook"}
+    modes = {name: _mode(path) for name, path in targets.items()}
+    modes.update({f"checks/{p.name}": _mode(p) for p in (ROOT / "autograder" / "checks").glob("*.py")})
     start = time.perf_counter()
     graded = autograder(course_dir, "grade", "--workers", 2, "--cell-timeout", CELL_TIMEOUT)
     times["grade_s"] = time.perf_counter() - start
@@ -440,7 +449,8 @@ def term(tmp_path_factory):
     out.mkdir(parents=True, exist_ok=True)
     (out / "test_times.json").write_text(json.dumps(times, indent=1) + "\n")
     return {"dump": _dump(course_dir), "base": base, "course": course_dir, "students": students01 + students02, "collected": collected,
-            "graded": graded, "copies": copies, "targets": targets, "hashes": hashes, "times": times}
+            "graded": graded, "copies": copies, "targets": targets, "hashes": hashes, "modes": modes,
+            "times": times}
 
 
 @pytest.mark.slow
@@ -502,13 +512,24 @@ def test_the_report_says_what_happened_to_each_hostile_submission(term):
 
 @pytest.mark.slow
 def test_hostile_code_changed_nothing_outside_its_folder(term):
+    """Contents, modes and owners of the gradebook, a classmate's notebook, the source and released
+    notebooks, the repository's solutions and every check module, after the chmods-files student
+    (and the rest of the class) tried to change them."""
     for name, digest in term["hashes"].items():
         assert _sha(term["targets"][name]) == digest, f"{name} changed"
+    for name, before in term["modes"].items():
+        path = term["targets"].get(name) or ROOT / "autograder" / "checks" / name.split("/", 1)[1]
+        assert _mode(path) == before, f"{name}: mode or owner changed from {before} to {_mode(path)}"
+    checks = [name for name in term["modes"] if name.startswith("checks/")]
+    assert len(checks) >= 9 and "gradebook" in term["modes"] and "other" in term["modes"]
     db = sqlite3.connect(term["targets"]["gradebook"])
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL").fetchone()[0] == 0
     assert not (term["course"].parent / "escape.txt").exists()
     assert not _stray_processes(), "processes started by a submission are still running"
+    for sid in ("plants-files", "shadows-checks"):  # what the kernel wrote in its folder stayed in the scratch copy
+        kept = sorted(p.name for p in (term["course"] / "autograded" / sid / "01_graphs").rglob("*"))
+        assert kept == ["01_graphs.ipynb", "timestamp.txt"], (sid, kept)
     chatty = term["course"] / "autograded" / "prints-megabytes" / "01_graphs" / "01_graphs.ipynb"
     assert chatty.stat().st_size < 5_000_000
     assert "WARNING" not in term["graded"].stdout, term["graded"].stdout
@@ -616,6 +637,10 @@ def test_feedback_has_no_hidden_tests(term):
         if found:
             leaks[str(path.relative_to(course_dir))] = found[:3]
     assert not leaks, leaks
+    spy = _html_text(course_dir / "feedback" / "prints-hidden-tests" / "01_graphs" / "01_graphs.html")
+    assert spy.count(feedback.HIDDEN_LINE) >= 20, "it printed the hidden tests: the filter replaced them"
+    planted = sorted(p.name for p in (course_dir / "feedback" / "plants-files" / "01_graphs").iterdir())
+    assert planted == ["01_graphs.html", "timestamp.txt"], planted
     assert "walk on a chain of 50000 additions" in _html_text(
         course_dir / "feedback" / "a01-wrong-2" / "01_graphs" / "01_graphs.html"), "the checks' messages stay"
     autograder(course_dir, "feedback", "01_graphs", "--student", "a01-wrong-2", "--reveal-hidden")
@@ -649,7 +674,8 @@ def test_integrity_flags_what_was_tampered_with(term):
         by_student.setdefault(f["student"], set()).add(f["category"])
     assert "deleted cell" in by_student["a01-deleted-test-cell"]
     for sid in ("patches-helpers", "patches-builtins", "patches-chibigrad", "patches-ipython", "patches-numpy",
-                "deletes-files", "writes-gradebook", "shadows-checks"):
+                "deletes-files", "writes-gradebook", "shadows-checks", "reads-secrets", "prints-hidden-tests",
+                "chmods-files", "plants-files"):
         assert "tampering while graded" in by_student.get(sid, set()), (sid, result.stdout)
     assert "not a valid notebook" in by_student["bad-json"]
     for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "renamed", "mueller"):
