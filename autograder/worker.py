@@ -32,6 +32,8 @@ SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "
 # the machine's secrets inside those (a kernel started by root could read them)
 SYSTEM_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private",
                   "/etc/sudoers", "/etc/sudoers.d")
+# what of autograder/ a kernel imports (the launcher, the clean re-run, the checks): add a module here if they do
+KERNEL_MODULES = ("__init__.py", "sandbox.py", "verify.py", "checks")
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -42,8 +44,6 @@ class Worker:
         self.course_id = init["course_id"]
         self.config_dir = init["course"]
         self.scratch.mkdir(parents=True, exist_ok=True)
-        for folder in (self.scratch.parent, self.scratch):  # the kernel's user may pass through, not list
-            folder.chmod(0o711)
         self.template = self.scratch / "template.db"
         gradebook.write_scratch(self.template, init["structure"])
         self.runtime = self.scratch / "runtime"
@@ -108,10 +108,7 @@ class Worker:
             _rmtree(root)
         for sub in ("tmp/ipython", "tmp/mpl", "private"):
             (root / sub).mkdir(parents=True)
-        root.chmod(0o711)
-        (root / "private").chmod(0o700)
         shutil.copyfile(self.template, root / "gradebook.db")
-        (root / "gradebook.db").chmod(0o600)
         db_url = f"sqlite:///{root / 'gradebook.db'}"
         gradebook.write_rows(db_url, job["rows"])
         submitted = root / "submitted" / student / assignment
@@ -229,19 +226,13 @@ class Worker:
     # ---- what student code may have touched -------------------------------------------------------------------------
 
     def _protect(self, root, context):
-        """Remember every file of the scratch course outside the notebook's own folder, contents and
-        mode, and let the kernel's user pass through the folders down to its own."""
+        """Remember every file of the scratch course outside the notebook's own folder, contents and mode."""
         context.protected = {p: (p.read_bytes(), p.stat().st_mode & 0o7777) for p in _files_outside(root)}
-        notebook_dir = Path(context.policy["write"][0])
-        for folder in [notebook_dir, *notebook_dir.parents]:
-            if folder == root:
-                break
-            folder.chmod(folder.stat().st_mode | 0o711)
 
     def _restore(self, root, context):
         """Put back whatever student code changed outside its folder, contents or modes (Landlock
-        and the unprivileged user normally forbid it), and leave only regular files and folders,
-        owned by the grader, in the notebook's folder: nbgrader, unconfined, writes there next."""
+        and seccomp normally forbid it), and leave only regular files and folders in the notebook's
+        folder: nbgrader, unconfined, writes the graded notebook there next."""
         protected = getattr(context, "protected", {})
         now = set(_files_outside(root))
         changed = []
@@ -300,12 +291,11 @@ class Worker:
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
 
-
     def _mode_outcome(self, event):
         """``os.chmod 0o0 on /course/gradebook.db (blocked ...)``: what the sandbox let through."""
         if sandbox.seccomp_supported():
             return f"{event} (blocked: chmod and chown are refused in the sandbox)"
-        return f"{event} (not blocked: no seccomp here; the grader checks the modes of its files afterwards)"
+        return f"{event} (not blocked: no seccomp on this system)"
 
 
 class _ErrorLog(logging.Handler):
@@ -320,9 +310,9 @@ class _ErrorLog(logging.Handler):
 
 
 def _only_plain_files(directory):
-    """Remove symbolic links and special files (a FIFO named like the notebook would hang
-    nbgrader) under ``directory`` and give the rest back to this process's user; returns the
-    names removed. Run when no student process is left."""
+    """Remove symbolic links (nbgrader would write the graded notebook through one, wherever it
+    points) and special files (a FIFO named like the notebook would hang it) under
+    ``directory``; returns the names removed. Run when no student process is left."""
     removed = []
     for dirpath, dirnames, filenames in os.walk(directory):
         for name in dirnames + filenames:
@@ -333,10 +323,6 @@ def _only_plain_files(directory):
                 removed.append(os.path.relpath(path, directory))
                 if name in dirnames:
                     dirnames.remove(name)
-            elif st.st_uid != os.getuid():
-                os.chown(path, os.getuid(), os.getgid(), follow_symlinks=False)
-    if os.lstat(directory).st_uid != os.getuid():
-        os.chown(directory, os.getuid(), os.getgid(), follow_symlinks=False)
     return removed
 
 
@@ -398,22 +384,23 @@ def _repository():
 
 
 def _stage_packages(lib):
-    """A copy of chibigrad and autograder that kernels import (``PYTHONPATH``), readable by the
-    kernel's user whatever the checkout's permissions, so the kernel needs nothing of the
-    repository. The checks in it are for root (or the grader) alone: the kernel imports them
-    before it gives up its privileges and Landlock hides them (the copy's checks folder is denied)."""
+    """A copy of chibigrad and autograder that kernels import (``PYTHONPATH``), so a kernel needs
+    nothing of the repository: not even a listing of its top folder, which names the solutions'
+    folders (and, for a course inside it, the students). Kernels import the copy's checks before
+    Landlock, which then denies their folder."""
     import compileall
     if lib.exists():
         _rmtree(lib)
-    for name in ("chibigrad", "autograder"):
-        source = Path(__import__(name).__file__).resolve().parent
-        shutil.copytree(source, lib / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.md"))
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.md")
+    shutil.copytree(Path(__import__("chibigrad").__file__).resolve().parent, lib / "chibigrad", ignore=skip)
+    source = Path(__file__).resolve().parent
+    for name in KERNEL_MODULES:  # not the rest of the grader: a kernel has no use for it
+        if (source / name).is_dir():
+            shutil.copytree(source / name, lib / "autograder" / name, ignore=skip)
+        else:
+            (lib / "autograder").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / name, lib / "autograder" / name)
     compileall.compile_dir(str(lib), quiet=1)  # kernels do not write bytecode: compile once here
-    for dirpath, dirnames, filenames in os.walk(lib):
-        hidden = Path(dirpath).is_relative_to(lib / "autograder" / "checks")
-        os.chmod(dirpath, 0o700 if hidden else 0o755)
-        for name in filenames:
-            os.chmod(os.path.join(dirpath, name), 0o600 if hidden else 0o644)
     return lib
 
 

@@ -674,11 +674,12 @@ def test_integrity_flags_what_was_tampered_with(term):
         by_student.setdefault(f["student"], set()).add(f["category"])
     assert "deleted cell" in by_student["a01-deleted-test-cell"]
     for sid in ("patches-helpers", "patches-builtins", "patches-chibigrad", "patches-ipython", "patches-numpy",
-                "deletes-files", "writes-gradebook", "shadows-checks", "reads-secrets", "prints-hidden-tests",
-                "chmods-files", "plants-files"):
+                "deletes-files", "writes-gradebook", "shadows-checks", "reads-secrets", "chmods-files",
+                "plants-files"):
         assert "tampering while graded" in by_student.get(sid, set()), (sid, result.stdout)
     assert "not a valid notebook" in by_student["bad-json"]
-    for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "renamed", "mueller"):
+    for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "a01-wrong-2", "a02-wrong-1", "renamed",
+                   "mueller"):
         assert honest not in by_student, (honest, [f for f in findings if f["student"] == honest])
 
 
