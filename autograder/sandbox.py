@@ -13,6 +13,8 @@ this process confines itself, following the policy the worker put in ``$AUTOGRAD
   autograder (without the checks' files) and its own folders, may write only in its notebook
   folder and its temporary folder, may make no device node, and (Landlock ABI 6+) may not
   signal processes outside its sandbox, the grader included;
+- no capabilities (a kernel started by root stays uid 0 but cannot override permissions, raise
+  its limits, administer the network or the machine);
 - seccomp (Linux x86_64 and aarch64), just before the student's first cell: chmod, chown,
   extended attributes (ACLs), device nodes and the administrator's calls (reboot, modules,
   mounts, the clock) fail with EPERM, root or not: Landlock does not cover permission bits;
@@ -341,6 +343,42 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
 
 
+# ---- capabilities -------------------------------------------------------------------------------------------------
+
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities():
+    """Give up every capability, for good (the bounding set too, so running a program cannot
+    bring them back). A kernel started by root stays uid 0 and can still use what root owns,
+    but not override permissions, raise its limits, administer the network, load modules or
+    reboot. Linux only; returns whether it was done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = _libc()
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except (OSError, ValueError):
+        last = 63
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(last + 1):
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EPERM without CAP_SETPCAP: a grader that has none
+    header, data = _CapHeader(_CAP_VERSION_3, 0), (_CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    return True
+
+
 def seccomp_supported():
     import platform
     return sys.platform.startswith("linux") and platform.machine() in _SECCOMP_DENY
@@ -408,7 +446,7 @@ def preload(modules):
 
 def confine(policy):
     """Everything above, in order, for this process: the log and the events file opened, the
-    checks imported (readable only until Landlock), the limits, Landlock, the audit hook.
+    checks imported (readable only until Landlock), the limits, no capabilities, Landlock, the audit hook.
     Returns ``arm()``, to call just before student code: it adds the seccomp filter and starts
     the audit hook's reports."""
     log = os.open(policy["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
@@ -420,6 +458,8 @@ def confine(policy):
         os.environ["HOME"] = policy["home"]  # not the grader's: nothing of it is readable in here
     preload(policy.get("preload", ()))
     apply_limits(policy)
+    if policy.get("drop_capabilities", True):
+        drop_capabilities()
     if policy.get("landlock", True):
         apply_landlock(policy["read"], policy["write"], ["/dev/null"], policy.get("list", ()))
     arm_hook = install_audit_hook(events, policy["write"], secret_roots=policy.get("secret", ()),

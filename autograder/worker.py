@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import sys
 import time
 import traceback
@@ -56,6 +57,7 @@ class Worker:
         self.lib = _stage_packages(self.scratch / "lib")
         os.environ["PYTHONPATH"] = str(self.lib)  # kernels import chibigrad and the checks from here
         self.deny = list(init["deny"])
+        self.drop_capabilities = _runs_without_capabilities(self.lib)
         self.landlock = sandbox.landlock_abi() if self.settings.get("landlock", True) else 0
         self._config = None
 
@@ -147,14 +149,16 @@ class Worker:
                 "notes": context.notes, "cells": context.cells, "verification": context.verification,
                 "timings": {k: round(v, 3) for k, v in context.timings.items()}, "error": error,
                 "valid_notebooks": valid, "sandbox": {"landlock_abi": self.landlock, "memory_mb": self.settings["memory_mb"],
-                                                      "seccomp": bool(sandbox.seccomp_supported())}}
+                                                      "seccomp": bool(sandbox.seccomp_supported()),
+                                                      "capabilities_dropped": self.drop_capabilities}}
 
     def _policy(self, root, notebook_dir):
         tmp = root / "tmp"
         write = [str(notebook_dir), str(tmp)]
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
-                **file_policy(self.lib, write, self.deny, bool(self.landlock)), "seccomp": True, "home": str(tmp),
+                **file_policy(self.lib, write, self.deny, bool(self.landlock)), "seccomp": True,
+                "drop_capabilities": self.drop_capabilities, "home": str(tmp),
                 "events": str(root / "private" / "events.jsonl"), "log": str(root / "private" / "kernel.log")}
 
     def _check_notebooks(self, submitted, expected, context):
@@ -376,6 +380,24 @@ def file_policy(lib, write, deny, landlock=True):
     return {"write": list(write), "read": sandbox.rule_paths(read, deny) if landlock else [],
             "list": [str(Path(lib) / "autograder")], "secret": deny + [str(_repository())], "public": read,
             "preload": ["autograder.checks.*"]}
+
+
+def _runs_without_capabilities(lib):
+    """Can a kernel start without capabilities? As root, not if its Python or packages are
+    readable only thanks to CAP_DAC_OVERRIDE (a folder of another user); then kernels keep them
+    (and the worker's log says so) rather than fail on every submission."""
+    if os.getuid() != 0:
+        return True
+    code = "from autograder import sandbox; sandbox.drop_capabilities(); import ipykernel.kernelapp, numpy, chibigrad"
+    try:
+        result = subprocess.run([sys.executable, "-P", "-c", code], env=dict(os.environ, PYTHONPATH=str(lib)),
+                                capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return False
+    if result.returncode != 0:
+        logging.warning("kernels keep root's capabilities: without them Python cannot start here: %s",
+                        result.stderr.strip().splitlines()[-1:] or result.returncode)
+    return result.returncode == 0
 
 
 def _repository():

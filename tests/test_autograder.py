@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -158,7 +159,7 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
               **worker.file_policy(lib, [str(job / "nb"), str(job / "tmp")], [str(course), str(tmp_path / "scratch")]),
               "home": str(job / "tmp"), "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
     code = textwrap.dedent("""
-        import inspect, json, os
+        import inspect, json, os, socket
         from autograder import sandbox
         sandbox.confine(json.loads(os.environ["POLICY"]))()
         def attempt(f):
@@ -185,6 +186,7 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
             "numpy": attempt(lambda: __import__("numpy").ones(3).sum()),
             "machine secrets": attempt(lambda: open("/etc/shadow").read()),
             "home": attempt(lambda: os.listdir("/root")),
+            "raw socket": attempt(lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
         }
         open("results.json", "w").write(json.dumps(results))
     """).replace("REPO", repr(str(ROOT))).replace("COURSE", repr(str(course))).replace(
@@ -202,6 +204,11 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
     for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node"):
         assert results[name] == "PermissionError", (name, results)
     assert (course / "gradebook.db").stat().st_mode & 0o777 == 0o644
+    try:  # root's capabilities are gone (the test itself, if root, may open a raw socket)
+        socket.socket(socket.AF_PACKET, socket.SOCK_RAW).close()
+        assert results["raw socket"] == "PermissionError", results
+    except (PermissionError, AttributeError):
+        pass
     events = [json.loads(line) for line in (job / "private" / "events").read_text().splitlines()]
     kinds = {kind for kind, _ in events}
     assert {"read-secret", "mode-outside"} <= kinds, events
