@@ -289,6 +289,8 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
                 if where := outside(args[0]):
                     mode = f" {oct(args[1])}" if event == "os.chmod" and isinstance(args[1], int) else ""
                     emit("mode-outside", f"{event}{mode} on {where}")
+            elif event == "os.symlink" and not outside(args[1]) and (where := outside(args[0])):
+                emit("link-outside", where)  # a link in its folder: harmless to it, not to whoever follows it
             elif event in _PATH_EVENTS:
                 where = outside(args[0]) or (outside(args[1]) if _PATH_EVENTS[event] else None)
                 if where:

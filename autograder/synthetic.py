@@ -319,6 +319,13 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
               "open('notes.txt', 'w').write('mine\\n')")
     add("plants-files", insert_cell(solved, "setup", plants, "plant"),
         notes=["named like the grader's packages", "not kept in autograded/"])
+
+    # its notebook replaced by a link to the source notebook: nbgrader, unconfined, writes the graded notebook next
+    link = ("import os\n"
+            f"os.remove('{assignment}.ipynb')\n"
+            f"os.symlink({paths['source']!r}, '{assignment}.ipynb')")
+    add("links-notebook", insert_cell(solved, "setup", link, "link"),
+        notes=["made symbolic links in its folder", "removed before nbgrader wrote there"])
     return s
 
 

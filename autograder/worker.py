@@ -284,6 +284,10 @@ class Worker:
             how = "blocked by Landlock" if self.landlock else "not blocked: no Landlock here"
             context.note(f"tried to read the course, the checks or the solutions outside its folder ({how}): "
                          + ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else ""))
+        if "link-outside" in kinds:
+            paths = sorted(set(kinds["link-outside"]))
+            context.note("made symbolic links in its folder to files outside its folder (removed before nbgrader "
+                         f"wrote there; nothing was written through them): {', '.join(paths[:4])}")
         if "shadow" in kinds:
             context.note("wrote files named like the grader's packages into its folder (to replace them on "
                          f"import): {', '.join(sorted(set(kinds['shadow']))[:4])}")

@@ -534,7 +534,9 @@ def test_hostile_code_changed_nothing_outside_its_folder(term):
     assert db.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL").fetchone()[0] == 0
     assert not (term["course"].parent / "escape.txt").exists()
     assert not _stray_processes(), "processes started by a submission are still running"
-    for sid in ("plants-files", "shadows-checks"):  # what the kernel wrote in its folder stayed in the scratch copy
+    # what the kernel wrote in its folder stayed in the scratch copy; the link it made in place of its notebook
+    # (to the source notebook, whose hash is checked above) was removed before nbgrader wrote the graded notebook
+    for sid in ("plants-files", "shadows-checks", "links-notebook"):
         kept = sorted(p.name for p in (term["course"] / "autograded" / sid / "01_graphs").rglob("*"))
         assert kept == ["01_graphs.ipynb", "timestamp.txt"], (sid, kept)
     chatty = term["course"] / "autograded" / "prints-megabytes" / "01_graphs" / "01_graphs.ipynb"
@@ -682,7 +684,7 @@ def test_integrity_flags_what_was_tampered_with(term):
     assert "deleted cell" in by_student["a01-deleted-test-cell"]
     for sid in ("patches-helpers", "patches-builtins", "patches-chibigrad", "patches-ipython", "patches-numpy",
                 "deletes-files", "writes-gradebook", "shadows-checks", "reads-secrets", "chmods-files",
-                "plants-files"):
+                "plants-files", "links-notebook"):
         assert "tampering while graded" in by_student.get(sid, set()), (sid, result.stdout)
     assert "not a valid notebook" in by_student["bad-json"]
     for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "a01-wrong-2", "a02-wrong-1", "renamed",
