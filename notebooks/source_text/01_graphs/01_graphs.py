@@ -331,4 +331,10 @@ a01_graphs.check_trace_backward(trace_backward)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# That's it. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: random graphs with shared nodes and constants, a 50,000-node graph, every
+# node kind, and hooks left behind after an error. Code that is right, not just right on the visible examples,
+# passes them.

@@ -352,4 +352,10 @@ a02_backward.check_path_sum_grad(path_sum_grad)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and broadcasts, float64 gradient checks, random graphs, a
+# 50,000-node chain, several roots and freed graphs. Code that is right, not just right on the visible examples,
+# passes them.

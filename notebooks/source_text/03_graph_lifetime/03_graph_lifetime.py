@@ -295,4 +295,10 @@ a03_graph_lifetime.check_count_alive_graphs(count_alive_graphs)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and dtypes, float64 finite-difference checks, deep graphs,
+# bytes of saved tensors measured before and after, and eleven kinds of training loop. Code that is right, not
+# just right on the visible examples, passes them.

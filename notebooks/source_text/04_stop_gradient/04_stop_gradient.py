@@ -253,4 +253,9 @@ a04_stop_gradient.check_gradient_penalty(gradient_penalty)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and dtypes, float64 finite-difference checks, larger models,
+# version counters and memory. Code that is right, not just right on the visible examples, passes them.

@@ -265,4 +265,10 @@ a05_accumulation.check_clip_grad_norm_groups(clip_grad_norm_groups_)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: uneven micro-batches and memory peaks, several parameter groups, momentum
+# over many steps, closures, infinite and non-finite norms. Code that is right, not just right on the visible
+# examples, passes them.

@@ -356,4 +356,10 @@ a06_custom_functions.check_check_grad(check_grad)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and dims, float64 checks of first and second derivatives, freed
+# graphs, in-place changes, extreme values and wrong backwards your check_grad must expose. Code that is right,
+# not just right on the visible examples, passes them.

@@ -296,4 +296,9 @@ a07_checkpointing.check_choose_segments(choose_segments)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: dropout, frozen parameters, nested checkpoints, memory measurements, other
+# depths and budgets. Code that is right, not just right on the visible examples, passes them.

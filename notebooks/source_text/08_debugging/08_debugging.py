@@ -324,4 +324,9 @@ a08_debugging.check_grad_norm_logger(GradNormLogger)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other models, seeds and sizes, memory measurements, accumulation, removed
+# hooks. Code that is right, not just right on the visible examples, passes them.

@@ -337,6 +337,13 @@ a09_gpu.check_time_per_call(time_per_call)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**. Without a GPU,
-# Validate runs the visible tests only, on the simulated device: Exercise 4's points are given when the
-# assignment is graded on a GPU machine.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other models, nested batches, momentum, uneven batches and, on a GPU
+# machine, timings against the GPU's own. Code that is right, not just right on the visible examples, passes
+# them.
+#
+# Without a GPU, Validate runs the visible tests on the simulated device: Exercise 4's points are given
+# when the assignment is graded on a GPU machine.
