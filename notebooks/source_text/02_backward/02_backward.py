@@ -137,10 +137,10 @@ class Hypot(Function):
 # %% nbgrader="tests" id="hypot-tests" points=3
 a = torch.tensor([3.0, 6.0], requires_grad=True)
 b = torch.tensor([[4.0], [8.0]], requires_grad=True)
-out = Hypot.apply(a, b)  # broadcast to (2, 2)
+out = attempt("Hypot.apply(a, b) with a of shape (2,) and b of shape (2, 1)", Hypot.apply, a, b)  # broadcast to (2, 2)
 assert close(out, [[5.0, 7.2111025], [8.5440037, 10.0]]), f"forward: got {out}"
 assert out.grad_fn.name() == "HypotBackward", f"the result's grad_fn should be HypotBackward, got {out.grad_fn}"
-grads = out.grad_fn.apply(torch.ones(2, 2))  # what your backward returns, before the engine touches it
+grads = attempt("your backward, called with grad_output = ones(2, 2)", out.grad_fn.apply, torch.ones(2, 2))
 assert len(grads) == 2, f"backward must return 2 gradients (one per input), got {len(grads)}"
 assert grads[0].shape == (2,) and grads[1].shape == (2, 1), \
     f"gradients must have the inputs' shapes (2,) and (2, 1), got {grads[0].shape} and {grads[1].shape}"
@@ -343,6 +343,10 @@ assert close(path_sum_grad(L, torch.ones(3, 3, requires_grad=True)), torch.zeros
 x = torch.tensor(3.0, requires_grad=True)
 assert close(path_sum_grad(x * x, x), 6.0), "x * x: two edges to x, two paths, 3 + 3"
 assert a.grad is None, "don't call backward: the point is to do it by hand"
+p, q = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)  # two leaves, equal values
+got = attempt("path_sum_grad(p * 3 + q, p)", path_sum_grad, p * 3 + q, p)
+assert close(got, [3.0, 3.0]), \
+    f"p * 3 + q with p and q both ones: dOut/dp is 3, got {got} (recognise the leaf with `is`)"
 deep_x, deep_y = chain()
 got = attempt("path_sum_grad on a chain of 10,000 additions", path_sum_grad, deep_y, deep_x)
 assert close(got, 1.0), f"a chain of additions has one path of derivatives 1: expected 1.0, got {got}"
