@@ -264,6 +264,100 @@ def test_gpu_only_checks_catch_their_wrong_answers_on_a_fake_asynchronous_device
             print(f"not caught: {path.name}")
 
 
+# ---- what Validate tells a student: the visible tests against the wrong answers -------------------------------------
+
+VISIBLE_CATCH_MIN = 90.0  # percent of each assignment's wrong answers that its visible tests must catch
+
+
+def _visible_catch_module():
+    sys.path.insert(0, str(NOTEBOOKS))
+    try:
+        import visible_catch
+    finally:
+        sys.path.remove(str(NOTEBOOKS))
+    return visible_catch
+
+
+class _VisibleCatchReport:
+    """Prints the figure per assignment at the end of the run (pytest -q hides what passing tests print)."""
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def pytest_terminal_summary(self, terminalreporter):
+        terminalreporter.section("visible tests: wrong answers caught (Validate fails on them)")
+        for line in self.lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def visible_catch(tmp_path_factory, request):
+    """``{assignment: summary}``: every wrong answer run against the visible tests and the student chibigrad
+    (``notebooks/visible_catch.py``: one process per assignment, a fork per answer; about 20 s in all)."""
+    vc = _visible_catch_module()
+    student = vc.student_package(tmp_path_factory.mktemp("student-package"))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        runs = {a: pool.submit(vc.run_assignment, a, student) for a in ASSIGNMENTS}
+        results = {a: f.result() for a, f in runs.items()}
+    summaries = {a: vc.summary(r) for a, r in results.items()}
+    lines = [f"{a:22} {s['caught']:3}/{s['wrong']:<3} {s['percent']:5.1f}%" + (f"  missed: {', '.join(s['missed'])}"
+                                                                            if s["missed"] else "")
+             for a, s in summaries.items()]
+    total = sum(s["caught"] for s in summaries.values()), sum(s["wrong"] for s in summaries.values())
+    lines.append(f"{'all':22} {total[0]:3}/{total[1]:<3} {100.0 * total[0] / total[1]:5.1f}%  "
+                 f"(at least {VISIBLE_CATCH_MIN:.0f}% per assignment)")
+    request.config.pluginmanager.register(_VisibleCatchReport(lines), "visible-catch-report")
+    out = ROOT / "_build" / "exercises"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "visible_catch.json").write_text(json.dumps(
+        {a: {k: v for k, v in s.items() if k != "solutions"} for a, s in summaries.items()}, indent=1) + "\n")
+    return {a: (summaries[a], results[a]) for a in ASSIGNMENTS}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_visible_tests_catch_at_least_90_percent_of_the_wrong_answers(visible_catch, assignment):
+    summary, _ = visible_catch[assignment]
+    assert summary["solutions"]["failed"] is None, f"the solutions fail the visible tests: {summary['solutions']}"
+    assert not summary["broken"], f"a cell other than the answer failed: {summary['broken']}"
+    assert summary["percent"] >= VISIBLE_CATCH_MIN, \
+        f"{assignment}: visible tests catch {summary['caught']}/{summary['wrong']}; missed {summary['missed']}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_visible_failure_is_a_sentence(visible_catch, assignment):
+    """What a wrong answer shows the student is an AssertionError whose text says what was expected, not an engine
+    error (RuntimeError, AttributeError, ...) from inside the test cell."""
+    summary, _ = visible_catch[assignment]
+    assert not summary["not_sentences"], "\n".join(summary["not_sentences"])
+
+
+def test_recursive_wrong_answers_fail_a_visible_deep_graph_test(visible_catch):
+    """Every exercise that forbids recursion has a recursive wrong answer, and Validate says why it fails."""
+    recursive = {(a, r["exercise"]): r for a in ASSIGNMENTS for r in visible_catch[a][1]
+                 if r["name"].endswith("__recursive")}
+    forbidding = {("01_graphs", e) for e in ("walk", "summarize", "find_leaves", "depth")} | \
+        {("02_backward", e) for e in ("dfs_order", "path_sum_grad")}
+    assert forbidding <= set(recursive), f"no recursive wrong answer for {sorted(forbidding - set(recursive))}"
+    for (a, exercise), r in recursive.items():
+        assert r["failed"] and "RecursionError" in r["message"] and "explicit stack" in r["message"], (a, exercise, r)
+
+
+def test_visible_catch_counts_an_uncaught_answer_as_missed(tmp_path):
+    """The figure can fall: an answer that is the solution itself passes every visible test and is counted missed."""
+    vc = _visible_catch_module()
+    course_dir = tmp_path / "course"
+    shutil.copytree(NOTEBOOKS / "source" / "01_graphs", course_dir / "source" / "01_graphs")
+    (course_dir / "wrong_answers" / "01_graphs").mkdir(parents=True)
+    walk = next(c for c in source_notebook("01_graphs").cells if c.id == "walk")
+    (course_dir / "wrong_answers" / "01_graphs" / "walk__right.py").write_text("# not wrong at all\n" + walk.source)
+    (course_dir / "wrong_answers" / "01_graphs" / "walk__none.py").write_text("# returns nothing\ndef walk(t):\n"
+                                                                             "    return None\n")
+    student = vc.student_package(tmp_path / "student", course_dir=NOTEBOOKS)
+    summary = vc.summary(vc.run_assignment("01_graphs", student, course_dir=course_dir))
+    assert (summary["caught"], summary["wrong"], summary["missed"]) == (1, 2, ["walk__right"])
+    assert summary["percent"] == 50.0 and not summary["not_sentences"]
+
+
 # ---- the student edition ---------------------------------------------------------------------------------------
 
 def test_stub_exercises_replaces_marked_regions_only():

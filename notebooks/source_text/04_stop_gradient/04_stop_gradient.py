@@ -246,7 +246,7 @@ W = torch.tensor([[3.0, 0.0, 0.0], [0.0, 4.0, 0.0]])  # samples are 2x3 matrices
 critic = lambda x: (x * W).sum((1, 2))  # noqa: E731
 got = gradient_penalty(critic, torch.randn(5, 2, 3), torch.randn(5, 2, 3), torch.rand(5, 1, 1))
 assert close(got, 16.0), \
-    f"samples of shape (2, 3), input gradient W of norm 5 (over all its elements): expected (5 - 1) ** 2 = 16, got {got}"
+    f"samples of shape (2, 3), input gradient W, norm 5 over all elements: expected (5 - 1) ** 2 = 16, got {got}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a04_stop_gradient
 a04_stop_gradient.check_gradient_penalty(gradient_penalty)
