@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # Extra jupyter-book arguments, e.g. `make book BOOK_ARGS=--all` to re-build every page.
 BOOK_ARGS ?=
 
-.PHONY: help venv test book bench clean release lab
+.PHONY: help venv test book bench clean release lab FORCE
 
 help:
 	@echo "make book   build the Jupyter Book into _build/html (open _build/html/index.html)"
@@ -61,15 +61,32 @@ clean:
 	rm -rf _build
 
 # The exercises (notebooks/README.md): the student edition, and JupyterLab on it. PYTHONPATH makes
-# the kernel (and Validate) import the student chibigrad, not the full one installed in $(VENV).
+# the kernel (and Validate) import the student chibigrad, not the full one installed in $(VENV);
+# JUPYTER_CONFIG_DIR gives Lab the student edition's configuration (Validate, no instructor tools).
+# Releasing never deletes or overwrites a file the student changed (autograder/course.py, install_edition).
 STUDENT := build/student
-# Extra JupyterLab arguments, e.g. `make lab LAB_ARGS="--no-browser --port 8888"`.
+# Extra JupyterLab arguments, e.g. `make lab LAB_ARGS="--no-browser --port 8890"`.
 LAB_ARGS ?=
+# Jupyter refuses to run as root without --allow-root (containers often run as root).
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# What the student edition is made of: `make lab` re-releases only when one of these changed.
+RELEASE_INPUTS := $(shell find chibigrad -name '*.py') $(wildcard notebooks/source/*/*.ipynb) \
+	notebooks/nbgrader_config.py autograder/course.py autograder/nbgrader_plugins.py requirements.txt
+RELEASED := build/.student-released
 
 release: $(STAMP)
 	$(PY) -m autograder.course build --check
 	$(PY) -m autograder.course release $(STUDENT)
+	@touch $(RELEASED)
 
-lab: release
+$(RELEASED): $(STAMP) $(RELEASE_INPUTS) $(if $(wildcard $(STUDENT)/.release.json),,FORCE)
+	$(PY) -m autograder.course build --check
+	$(PY) -m autograder.course release $(STUDENT)
+	@touch $@
+
+FORCE:
+
+lab: $(RELEASED)
 	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)/$(STUDENT)" \
-		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" "$(CURDIR)/$(VENV)/bin/jupyter" lab $(LAB_ARGS)
+		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" JUPYTER_CONFIG_DIR="$(CURDIR)/$(STUDENT)/.jupyter" \
+		"$(CURDIR)/$(VENV)/bin/jupyter" lab $(LAB_ROOT) $(LAB_ARGS)

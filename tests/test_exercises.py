@@ -408,6 +408,90 @@ def released(tmp_path_factory):
     return {"course": course_dir, "student": student, "release_s": time.perf_counter() - start}
 
 
+def _edition(folder, files):
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder
+
+
+def _install(staged, dest):
+    (staged / course.MANIFEST).write_text(json.dumps(course._hashes(staged)))
+    return list(course.install_edition(staged, dest))
+
+
+def test_installing_a_release_never_loses_a_students_file(tmp_path):
+    """New files are added, files the student did not change are updated, a changed file stays byte for byte
+    with the changed release beside it (and the command says so), nothing is deleted, and it is idempotent."""
+    dest = tmp_path / "student"
+    first = _edition(tmp_path / "r1", {"01/01.ipynb": "released 1", "chibigrad/a.py": "a = 1\n",
+                                        "chibigrad/b.py": "b = 1\n", "README.md": "readme 1"})
+    lines = _install(first, dest)
+    assert sorted(lines) == ["added 01/01.ipynb", "added README.md", "added chibigrad/a.py", "added chibigrad/b.py"]
+    (dest / "01" / "01.ipynb").write_bytes(b"my work \xe2\x9c\x93")
+    (dest / "chibigrad" / "b.py").write_text("b = 2  # my fix\n")
+    (dest / "notes.txt").write_text("mine")
+    second = _edition(tmp_path / "r2", {"01/01.ipynb": "released 2", "02/02.ipynb": "new", "chibigrad/a.py": "a = 2\n",
+                                         "chibigrad/b.py": "b = 1\n", "README.md": "readme 2"})
+    lines = _install(second, dest)
+    beside = course.beside_name(dest / "01" / "01.ipynb", course._sha256(second / "01" / "01.ipynb"))
+    assert (dest / "01" / "01.ipynb").read_bytes() == b"my work \xe2\x9c\x93", "the student's notebook is kept"
+    assert beside.read_text() == "released 2" and beside.name.startswith("01.release-")
+    assert f"kept your 01/01.ipynb (you changed it); the new release is beside it: 01/{beside.name}" in lines
+    assert (dest / "chibigrad" / "b.py").read_text() == "b = 2  # my fix\n"
+    assert not list((dest / "chibigrad").glob("b.release-*")), "b.py's release did not change: nothing beside it"
+    assert (dest / "chibigrad" / "a.py").read_text() == "a = 2\n" and "updated chibigrad/a.py" in lines
+    assert (dest / "02" / "02.ipynb").read_text() == "new" and "added 02/02.ipynb" in lines
+    assert (dest / "notes.txt").read_text() == "mine"
+    assert _install(second, dest) == [f"kept your 01/01.ipynb (you changed it); the new release is beside it: "
+                                      f"01/{beside.name}", lines[-1]], "a second install changes nothing"
+    assert len(list((dest / "01").iterdir())) == 2
+
+
+def test_installing_over_an_edition_without_a_record_keeps_every_differing_file(tmp_path):
+    """An edition released before the record existed: every file that differs counts as the student's."""
+    dest = _edition(tmp_path / "student", {"01/01.ipynb": "my work", "chibigrad/a.py": "a = 1\n"})
+    lines = _install(_edition(tmp_path / "r", {"01/01.ipynb": "released", "chibigrad/a.py": "a = 1\n"}), dest)
+    assert (dest / "01" / "01.ipynb").read_text() == "my work"
+    assert len(lines) == 2 and lines[0].startswith("kept your 01/01.ipynb")
+
+
+def _make(*args, **env):
+    return subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), *map(str, args)], capture_output=True,
+                          text=True, timeout=900, env=dict(os.environ, **env))
+
+
+@pytest.mark.slow
+def test_release_and_what_make_lab_runs_keep_the_students_edit(released, tmp_path):
+    """A release (the session's, copied), a student's edit, then what `make lab` runs before Lab opens (the release
+    again when an input changed, nothing when none did): the edit is there byte for byte, a deleted notebook comes
+    back."""
+    student, stamp = tmp_path / "student", tmp_path / "released"
+    shutil.copytree(released["student"], student)
+    stamp.touch()
+    variables = [f"STUDENT={student}", f"RELEASED={stamp}"]
+    path = student / "01_graphs" / "01_graphs.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    walk = next(c for c in nb.cells if c.id == "walk")
+    walk.source = walk.source.replace('raise NotImplementedError("Exercise 01.walk: replace this line with your code")',
+                                      "return []  # my first try, é")
+    nbformat.write(nb, path)
+    edited = path.read_bytes()
+    (student / "02_backward" / "02_backward.ipynb").unlink()
+    assert _make("-q", stamp, *variables).returncode == 0, "nothing changed: Lab opens without a release"
+    stamp.touch()
+    os.utime(stamp, (0, 0))  # as if an input changed since
+    result = _make("-n", "lab", *variables)
+    assert "autograder.course release" in result.stdout, result.stdout + result.stderr
+    result = _make(stamp, *variables)  # what `make lab` runs before starting Lab
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_bytes() == edited
+    assert "added 02_backward/02_backward.ipynb" in result.stdout, result.stdout
+    assert (student / "02_backward" / "02_backward.ipynb").is_file()
+    assert not list(path.parent.glob("*.release-*")), "the release of 01_graphs did not change: nothing beside it"
+    assert "student edition up to date" in result.stdout
+
+
 def _normalized(code):
     """Lines without comments and whitespace, blank lines dropped: what copying code keeps."""
     lines = []
