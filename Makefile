@@ -87,6 +87,6 @@ $(RELEASED): $(STAMP) $(RELEASE_INPUTS) $(if $(wildcard $(STUDENT)/.release.json
 FORCE:
 
 lab: $(RELEASED)
-	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)/$(STUDENT)" \
-		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" JUPYTER_CONFIG_DIR="$(CURDIR)/$(STUDENT)/.jupyter" \
+	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(abspath $(STUDENT))" \
+		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" JUPYTER_CONFIG_DIR="$(abspath $(STUDENT))/.jupyter" \
 		"$(CURDIR)/$(VENV)/bin/jupyter" lab $(LAB_ROOT) $(LAB_ARGS)
