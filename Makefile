@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # Extra jupyter-book arguments, e.g. `make book BOOK_ARGS=--all` to re-build every page.
 BOOK_ARGS ?=
 
-.PHONY: help venv test book bench clean release lab FORCE
+.PHONY: help venv test book bench clean release lab grade FORCE
 
 help:
 	@echo "make book   build the Jupyter Book into _build/html (open _build/html/index.html)"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench  run the speed and memory benchmarks (prints ratios; see benchmarks/README.md)"
 	@echo "make release  write the student edition (notebooks, stubbed chibigrad) into $(STUDENT)"
 	@echo "make lab    open JupyterLab on the student edition (nbgrader's Validate button included)"
+	@echo "make grade NB=path/to/01_graphs.ipynb   grade a finished notebook with the hidden tests (self-study)"
 	@echo "Both create $(VENV) from requirements.txt on first use (and when it or pyproject.toml changes)."
 
 venv: $(STAMP)
@@ -85,6 +86,11 @@ $(RELEASED): $(STAMP) $(RELEASE_INPUTS) $(if $(wildcard $(STUDENT)/.release.json
 	@touch $@
 
 FORCE:
+
+# Self-study: grade your finished notebook with the hidden tests, e.g. `make grade NB=build/student/01_graphs/01_graphs.ipynb`.
+grade: $(STAMP)
+	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/01_graphs.ipynb"; exit 2; }
+	$(PY) -m autograder.course grade "$(NB)"
 
 lab: $(RELEASED)
 	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(abspath $(STUDENT))" \

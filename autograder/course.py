@@ -386,6 +386,60 @@ STUDENT_SERVER_EXTENSIONS = {
 }
 
 
+# ---- self-study: grading one finished notebook with the hidden tests ----------------------------------------------
+
+def self_grade(notebook, assignment=None, course_dir=NOTEBOOKS):
+    """Grade one student notebook as an instructor grades a class of one: in a temporary copy of the course,
+    ``nbgrader generate_assignment`` then ``nbgrader autograde`` with the hidden tests. The notebook itself is
+    only read. Returns ``(assignment, [(exercise, score, max_score, message or "")])``."""
+    import nbformat
+    from nbgrader.api import Gradebook
+    notebook, course_dir = Path(notebook), Path(course_dir)
+    if assignment is None:  # from the file's name (01_graphs.ipynb, 01_graphs-mine.ipynb) or its folder's
+        found = [a for a in assignments(course_dir) if notebook.stem.startswith(a) or notebook.parent.name == a]
+        assignment = found[0] if len(found) == 1 else None
+    if assignment not in assignments(course_dir):
+        raise SystemExit(f"{notebook}: which assignment is it? Its name should be one of {assignments(course_dir)} "
+                         "(.ipynb), or say --assignment NAME")
+    data = notebook.read_bytes()
+    with tempfile.TemporaryDirectory(prefix="chibigrad-self-grade-") as tmp:
+        copy = Path(tmp) / "course"
+        copy.mkdir()
+        shutil.copy(course_dir / "nbgrader_config.py", copy)
+        shutil.copytree(course_dir / "source" / assignment, copy / "source" / assignment)
+        _nbgrader("generate_assignment", assignment, "--force", cwd=copy)
+        submitted = copy / "submitted" / "me" / assignment / f"{assignment}.ipynb"
+        submitted.parent.mkdir(parents=True)
+        submitted.write_bytes(data)
+        _nbgrader("autograde", assignment, "--force", cwd=copy)
+        graded = nbformat.read(copy / "autograded" / "me" / assignment / f"{assignment}.ipynb", as_version=4)
+        messages = {}
+        for cell in graded.cells:
+            for output in cell.get("outputs", []):
+                if output.output_type == "error":
+                    messages.setdefault(cell.id, f"{output.ename}: {output.evalue}")
+                elif output.output_type == "stream" and output.name == "stderr":
+                    messages.setdefault(cell.id, f"wrote to stderr: {output.text.strip()[:300]}")
+        with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
+            grades = gb.find_submission_notebook(assignment, assignment, "me").grades
+            order = [c.id for c in graded.cells]
+            rows = [(g.name[:-len("-tests")], g.score, g.max_score, messages.get(g.name, ""))
+                    for g in sorted(grades, key=lambda g: order.index(g.name) if g.name in order else len(order))]
+    return assignment, rows
+
+
+def format_self_grade(notebook, assignment, rows):
+    width = max(len(name) for name, *_ in rows)
+    lines = [f"{notebook}: {assignment} graded with its hidden tests (as an instructor grades a class of one)"]
+    for name, score, top, message in rows:
+        lines.append(f"  {name:{width}}  {score:g} / {top:g}" + (f"   {message.splitlines()[0][:300]}" if message and
+                                                                  score < top else ""))
+    total, top = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    lines.append(f"  {'total':{width}}  {total:g} / {top:g}")
+    lines.append("Your notebook was only read, not changed.")
+    return "\n".join(lines)
+
+
 def _student_requirements():
     pins = {}
     for line in (ROOT / "requirements.txt").read_text().splitlines():
@@ -473,7 +527,14 @@ def main(argv=None):
     build.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
     release = sub.add_parser("release", help="write the student edition")
     release.add_argument("dest", nargs="?", default=str(ROOT / "build" / "student"))
+    grade = sub.add_parser("grade", help="self-study: grade one finished notebook with the hidden tests")
+    grade.add_argument("notebook", help="e.g. build/student/01_graphs/01_graphs.ipynb (only read)")
+    grade.add_argument("--assignment", help="the assignment, if the file is named otherwise")
     args = parser.parse_args(argv)
+    if args.command == "grade":
+        name, rows = self_grade(args.notebook, args.assignment)
+        print(format_self_grade(args.notebook, name, rows))
+        return 0
     if args.command == "build":
         stale = build_sources(check=args.check)
         for path in stale:

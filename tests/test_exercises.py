@@ -669,6 +669,46 @@ def test_visible_tests_pass_with_the_student_edition_and_validate_says_so(releas
     assert f"VALIDATION FAILED ON {len(exercises(assignment))} CELL(S)" in result.stdout, result.stdout
 
 
+# ---- self-study: one notebook graded with the hidden tests -----------------------------------------------------------
+
+KNOWN_NAMES_ONLY = '''def summarize(t):
+    """Counts only the node kinds of the visible examples: passes Validate, fails the hidden random graphs."""
+    counts, seen, stack = {}, set(), [t.grad_fn] if t.grad_fn is not None else []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.name() in ("AddBackward0", "MulBackward0", "SinBackward0", "AccumulateGrad"):
+            counts[node.name()] = counts.get(node.name(), 0) + 1
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    return counts
+'''
+
+
+@pytest.mark.slow
+def test_self_grade_grades_one_notebook_with_the_hidden_tests_and_leaves_it_alone(released, tmp_path):
+    """`make grade NB=...`: a reader's finished 01_graphs, right except a summarize written to the visible examples,
+    scores full marks except summarize, whose hidden test says why; the file is byte for byte what it was."""
+    path = tmp_path / "my work" / "01_graphs.ipynb"
+    path.parent.mkdir()
+    nb = _filled(nbformat.read(released["student"] / "01_graphs" / "01_graphs.ipynb", as_version=4),
+                 source_notebook("01_graphs"))
+    next(c for c in nb.cells if c.id == "summarize").source = KNOWN_NAMES_ONLY
+    nbformat.write(nb, path)
+    before = path.read_bytes()
+    result = _make("grade", f"NB={path}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_bytes() == before
+    lines = result.stdout.splitlines()
+    assert any(re.match(r"\s+summarize\s+0 / 2\s+AssertionError: summarize on .*expected", line) for line in lines), \
+        result.stdout
+    for exercise, points in exercises("01_graphs").items():
+        if exercise != "summarize":
+            assert any(re.match(rf"\s+{exercise}\s+{points} / {points}$", line) for line in lines), result.stdout
+    assert re.search(r"total\s+10 / 12", result.stdout) and "only read, not changed" in result.stdout
+
+
 # ---- grading with nbgrader autograde ---------------------------------------------------------------------------------
 
 def _submissions(assignment, course_dir):
