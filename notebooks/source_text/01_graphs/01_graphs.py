@@ -35,6 +35,8 @@
 # (`chibigrad.autograd.engine.topological_order`, `_count_dependencies`) in exercises 1-4.
 
 # %% nbgrader="readonly" id="setup"
+import functools
+
 import chibigrad as torch
 from chibigrad.autograd import AccumulateGrad
 
@@ -47,8 +49,10 @@ def example():
     return x, w, y
 
 
+@functools.lru_cache(maxsize=None)
 def chain(n=10_000):
-    """x and y = x + 1 + 1 + ... (n additions): a graph n + 1 nodes deep, far past the recursion limit."""
+    """x and y = x + 1 + 1 + ... (n additions): a graph n + 1 nodes deep, far past the recursion limit.
+    Built once (a second or so) and shared by the tests, which only read it."""
     x = torch.tensor(0.0, requires_grad=True)
     y = x
     for _ in range(n):

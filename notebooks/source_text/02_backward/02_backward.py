@@ -27,6 +27,8 @@
 # checks, random graphs, a 50,000-node graph, freed graphs).
 
 # %% nbgrader="readonly" id="setup"
+import functools
+
 import numpy as np
 
 import chibigrad as torch
@@ -51,8 +53,10 @@ def attempt(what, fn, *args):
         raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
 
 
+@functools.lru_cache(maxsize=None)
 def chain(n=10_000):
-    """x and y = x + 1 + 1 + ... (n additions): a graph n + 1 nodes deep, far past the recursion limit."""
+    """x and y = x + 1 + 1 + ... (n additions): a graph n + 1 nodes deep, far past the recursion limit.
+    Built once (a second or so) and shared by the tests, which only read it."""
     x = torch.tensor(0.5, requires_grad=True)
     y = x
     for _ in range(n):
