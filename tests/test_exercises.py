@@ -609,6 +609,32 @@ def test_lab_has_nbgraders_validate_button():
     assert not disabled.is_file() or "@jupyter/nbgrader" not in disabled.read_text()
 
 
+def test_student_lab_config_turns_off_only_instructor_plugins_that_exist(tmp_path):
+    """The student edition's .jupyter/ disables nbgrader's instructor plugins and server extensions by their real
+    names (a typo would silently leave them on) and keeps Validate."""
+    course.write_lab_config(tmp_path)
+    disabled = json.loads((tmp_path / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    server = json.loads((tmp_path / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
+    assert "@jupyter/nbgrader:validate-assignment" not in disabled
+    assert server == {"nbgrader.server_extensions.validate_assignment": True,
+                      "nbgrader.server_extensions.formgrader": False,
+                      "nbgrader.server_extensions.assignment_list": False,
+                      "nbgrader.server_extensions.course_list": False}
+    prefix = Path(sys.prefix)
+    bundle = prefix / "share/jupyter/labextensions/@jupyter/nbgrader/static"
+    if not bundle.is_dir():
+        pytest.skip("not running in the project venv")
+    nbgrader_js = "".join(p.read_text(errors="replace") for p in bundle.glob("*.js"))
+    for plugin in disabled:
+        if plugin.startswith("@jupyter/nbgrader:"):
+            assert f'"{plugin}"' in nbgrader_js, f"no nbgrader lab plugin {plugin}"
+    lab_js = "".join(p.read_text(errors="replace") for p in
+                     (prefix / "share/jupyter/lab/static").glob("*.js"))
+    assert "@jupyterlab/apputils-extension:announcements" in lab_js
+    enabled = json.loads((prefix / "etc/jupyter/jupyter_server_config.d/nbgrader.json").read_text())
+    assert set(server) == set(enabled["ServerApp"]["jpserver_extensions"])
+
+
 def _run_with_student_edition(student, code):
     env = dict(os.environ, PYTHONPATH=str(student))
     return subprocess.run([sys.executable, "-c", code], cwd=student.parent, env=env, capture_output=True, text=True,
