@@ -19,8 +19,8 @@ help:
 	@echo "make test   run the test suite"
 	@echo "make clean  remove _build (the rendered book and its execution cache)"
 	@echo "make bench  run the speed and memory benchmarks (prints ratios; see benchmarks/README.md)"
-	@echo "make release  write the student edition (notebooks, stubbed chibigrad) into $(STUDENT)"
-	@echo "make lab    open JupyterLab on the student edition (nbgrader's Validate button included)"
+	@echo "make release  write the student edition (notebooks, stubbed chibigrad) into $(STUDENT); never overwrites your edits"
+	@echo "make lab    open JupyterLab on the student edition (Validate); LAB_ARGS=\"--no-browser --port 8890\""
 	@echo "make grade NB=path/to/01_graphs.ipynb   grade a finished notebook with the hidden tests (self-study)"
 	@echo "Both create $(VENV) from requirements.txt on first use (and when it or pyproject.toml changes)."
 
