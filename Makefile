@@ -3,7 +3,12 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-PYTHON ?= python3.11
+# The newest Python the pinned requirements support (3.13, 3.12 or 3.11) that runs here; a pyenv
+# shim for a version that is not active fails `-c`, so it is skipped. `make PYTHON=...` overrides.
+SUITABLE := import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))
+PYTHON ?= $(or $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	$$p -c '$(SUITABLE)' 2>/dev/null && { echo $$p; break; }; done),\
+	$(error no Python 3.11 to 3.13 found on the PATH: install one, or run make PYTHON=/path/to/python3.X))
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp

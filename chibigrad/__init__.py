@@ -23,10 +23,21 @@ from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chun
                   min, minimum, mm, mul, mv, neg, norm, permute, pow, prod, reciprocal, relu, reshape, round, sigmoid, sign,
                   sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh, transpose, unbind, unsqueeze, var,
                   where)
-from . import autograd, cuda, memory, nn, optim, testing, utils
+from .ops import (all, any, argsort, dot, expm1, gather, index_add, index_select, log1p, log2, log10, scatter,
+                  scatter_add, sort, topk)
+from . import autograd, cuda, memory, nn, optim, profiler, testing, utils
+from .autograd import functional as _functional  # noqa: F401 - torch.autograd.functional, once Tensor exists
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled
+from ._dtype import set_default_dtype  # noqa: E402 - issue 16: default dtype and device, save and load
+from ._device import get_default_device, set_default_device  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 clip = clamp
 __version__ = "0.1.0"
+
+from . import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch")

@@ -20,6 +20,11 @@ import os
 import numpy as np
 
 
+# every device type PyTorch knows (its message for an unknown one lists them); chibigrad has two
+_PYTORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                         "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
 class device:
     """A device name such as ``'cpu'`` or ``'cuda:0'``, printed as PyTorch prints it."""
 
@@ -29,8 +34,11 @@ class device:
         if ":" in type:
             type, idx = type.split(":")
             index = int(idx)
+        if type not in _PYTORCH_DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_PYTORCH_DEVICE_TYPES)} device type at start of device "
+                               f"string: {type}")
         if type not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+            raise RuntimeError(f"chibigrad has no '{type}' device: only cpu and cuda")
         self.type, self.index = type, index
 
     def __repr__(self):
@@ -51,6 +59,25 @@ class device:
 
 cpu = device("cpu")
 cuda0 = device("cuda", 0)  # chibigrad drives one GPU: a CUDA tensor's device is always cuda:0
+_default_device = [cpu]
+
+
+def get_default_device():
+    """Where factory functions (``torch.ones``, ``torch.tensor``, ``nn.Linear``'s weights) put new tensors."""
+    return _default_device[0]
+
+
+def set_default_device(dev):
+    """Make factory functions create tensors on ``dev`` ("cpu", "cuda"; None restores the CPU).
+
+    As in PyTorch, the device is only checked to exist when a tensor is made
+    there, and ``torch.from_numpy`` still shares the array's (CPU) memory.
+    """
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        if cuda_backend() is None:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        dev = device("cuda", dev)
+    _default_device[0] = cpu if dev is None else device(dev)
 
 
 # ---- the simulated CUDA device ----------------------------------------------------------

@@ -59,7 +59,19 @@ def as_dtype(value, fn_name):
 
 
 def get_default_dtype():
-    return float32
+    """The dtype of float tensors made from Python numbers (float32 unless changed)."""
+    return _DEFAULT_FOR_CATEGORY[2]
+
+
+def set_default_dtype(d):
+    """Make ``d`` the dtype of new float tensors: ``torch.tensor(1.5)``, ``torch.ones(2)``,
+    ``nn.Linear``'s weights, and an int tensor times a Python float. float64 is the usual
+    choice, for gradcheck-grade precision everywhere; only float types are allowed."""
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _DEFAULT_FOR_CATEGORY[2] = d
 
 
 def scalar_category(value):

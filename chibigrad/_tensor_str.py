@@ -23,16 +23,25 @@ import math
 
 import numpy as np
 
+from . import _dtype
+
 # PyTorch's default print options (torch.set_printoptions(profile="default")).
 PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
 
-# dtypes whose name is never printed for non-empty tensors: torch's default
-# float dtype plus the dtypes that Python literals infer (int -> int64, bool).
-_DEFAULT_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_))
-_DEFAULT_FLOAT = np.dtype(np.float32)
+
+
+def _default_float():
+    """torch's default float dtype (``torch.set_default_dtype``), as a numpy dtype."""
+    return _dtype.get_default_dtype().np_type
+
+
+def _default_dtypes():
+    """dtypes whose name is never printed for non-empty tensors: the default float
+    dtype plus the dtypes that Python literals infer (int -> int64, bool)."""
+    return (_default_float(), np.dtype(np.int64), np.dtype(np.bool_))
 
 _TORCH_DTYPE_NAMES = {
     np.dtype(np.float16): "torch.float16",
@@ -221,9 +230,9 @@ def tensor_repr(
         # and any dtype that is not the default float.
         if values.ndim != 1:
             suffixes.append(f"size={tuple(values.shape)}")
-        if values.dtype != _DEFAULT_FLOAT:
+        if values.dtype != _default_float():
             suffixes.append(f"dtype={torch_dtype_name(values.dtype)}")
-    elif values.dtype not in _DEFAULT_DTYPES:
+    elif values.dtype not in _default_dtypes():
         suffixes.append(f"dtype={torch_dtype_name(values.dtype)}")
     if grad_fn is not None:
         suffixes.append(f"grad_fn=<{grad_fn}>")

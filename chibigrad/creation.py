@@ -32,7 +32,9 @@ def _finish(array, dtype, requires_grad, device=None):
     so a seed gives the same numbers on the CPU and on CUDA."""
     if dtype is not None:
         array = array.astype(dtype.np_type, copy=False)
-    if device is not None and device is not _device.cpu:
+    if device is None:
+        device = _device.get_default_device()  # torch.set_default_device
+    if device is not _device.cpu:
         array = _device.to_device(array, _device.as_device(device))
     t = wrap(array)
     if requires_grad:

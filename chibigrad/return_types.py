@@ -1,4 +1,4 @@
-"""torch.return_types: the named pairs that ``max(dim)`` and ``min(dim)`` return.
+"""torch.return_types: the named pairs that ``max(dim)``, ``min(dim)``, ``sort`` and ``topk`` return.
 
 They are tuples (``values, indices = x.max(1)`` works) whose fields also have
 names (``x.max(1).values``), printed as PyTorch prints them.
@@ -16,3 +16,5 @@ def _pair(name):
 
 max = _pair("max")  # noqa: A001 - PyTorch's name
 min = _pair("min")  # noqa: A001
+sort = _pair("sort")
+topk = _pair("topk")

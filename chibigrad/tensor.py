@@ -56,6 +56,12 @@ def numpy_names(method):
     return accepting_numpy_names
 
 
+def _rng(generator):
+    """The numpy generator to draw from: the one given, or chibigrad's global one (``manual_seed``)."""
+    from .creation import default_generator
+    return generator or default_generator()
+
+
 def wrap(array, requires_grad=False):
     """A new Tensor around ``array`` (no copy): the constructor ops use."""
     if type(array) is not np.ndarray:
@@ -337,7 +343,7 @@ class Tensor:
         if type(self._array) is not np.ndarray:
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                             "tensor to host memory first.")
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _grad_state.enabled:  # allowed where nothing is recorded
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
         return self._array
@@ -594,6 +600,23 @@ class Tensor:
         from .ops.pointwise import Zero
         return self._recorded_inplace(Zero.apply, 0)
 
+    # In-place random fills, as nn.init and tutorials call them; values from chibigrad's generator.
+    def normal_(self, mean=0.0, std=1.0, generator=None):
+        from .ops.pointwise import Normal
+        return self._recorded_inplace(Normal.apply, lambda shape: _rng(generator).normal(mean, std, shape))
+
+    def uniform_(self, from_=0.0, to=1.0, generator=None):  # PyTorch's `from` is a keyword in Python
+        from .ops.pointwise import Uniform
+        return self._recorded_inplace(Uniform.apply, lambda shape: _rng(generator).uniform(from_, to, shape))
+
+    def bernoulli_(self, p=0.5, generator=None):
+        from .ops.pointwise import Bernoulli
+        return self._recorded_inplace(Bernoulli.apply, lambda shape: _rng(generator).random(shape) < p)
+
+    def exponential_(self, lambd=1.0, generator=None):
+        from .ops.pointwise import Exponential
+        return self._recorded_inplace(Exponential.apply, lambda shape: _rng(generator).exponential(1 / lambd, shape))
+
     def _accumulate_(self, grad):
         """``self += grad`` for gradient accumulation (never recorded)."""
         self._array += grad._array
@@ -720,6 +743,9 @@ class Tensor:
     def isnan(self):
         return wrap(np.isnan(self._array))
 
+    def equal(self, other):
+        return _ops.equal(self, other)
+
     def add(self, other, alpha=1):
         return _ops.add(self, other, alpha)
 
@@ -743,6 +769,18 @@ class Tensor:
 
     def log(self):
         return _ops.log(self)
+
+    def log2(self):
+        return _ops.log2(self)
+
+    def log10(self):
+        return _ops.log10(self)
+
+    def log1p(self):
+        return _ops.log1p(self)
+
+    def expm1(self):
+        return _ops.expm1(self)
 
     def sqrt(self):
         return _ops.sqrt(self)
@@ -865,6 +903,39 @@ class Tensor:
 
     def dot(self, other):
         return _ops.linalg.dot(self, other)
+
+    def gather(self, dim, index):
+        return _ops.gather(self, dim, index)
+
+    def scatter(self, dim, index, src=None, value=None):
+        return _ops.scatter(self, dim, index, src, value)
+
+    def scatter_(self, dim, index, src=None, value=None):
+        return self._recorded_inplace(_ops.scatter, dim, index, src, value)
+
+    def scatter_add(self, dim, index, src):
+        return _ops.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        return self._recorded_inplace(_ops.scatter_add, dim, index, src)
+
+    def index_select(self, dim, index):
+        return _ops.index_select(self, dim, index)
+
+    def index_add(self, dim, index, source, alpha=1):
+        return _ops.index_add(self, dim, index, source, alpha)
+
+    def index_add_(self, dim, index, source, alpha=1):
+        return self._recorded_inplace(_ops.index_add, dim, index, source, alpha)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return _ops.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return _ops.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+        return _ops.topk(self, k, dim, largest, sorted)
 
     def reshape(self, *shape):
         return _ops.reshape(self, *shape)

@@ -424,3 +424,91 @@ def test_seed_ten_minus_d_graph():
     expected = -(w3 * w1 + w4 * w2).detach().numpy()
     np.testing.assert_allclose(a.grad.numpy(), expected, rtol=1e-6)
     np.testing.assert_allclose(w1.grad.numpy(), -(w3 * a).detach().numpy(), rtol=1e-6)
+
+
+# ---- torch.autograd.functional: the products agree with each other and with central differences --------------
+
+def _central_jacobian(f, x, eps=1e-6):
+    """d f / d x by central differences, shaped f(x).shape + x.shape (float64)."""
+    base = x.detach().numpy()
+    columns = []
+    for k in range(base.size):
+        step = np.zeros(base.size)
+        step[k] = eps
+        step = step.reshape(base.shape)
+        plus = f(torch.tensor(base + step)).detach().numpy()
+        minus = f(torch.tensor(base - step)).detach().numpy()
+        columns.append((plus - minus) / (2 * eps))
+    out_shape = columns[0].shape
+    return np.stack(columns, axis=-1).reshape(out_shape + base.shape)
+
+
+def _mixed(x):
+    return (x.tanh() * x.sum() + x.exp()).reshape(3, 2)[:, 0] ** 2
+
+
+def test_functional_jacobian_matches_central_differences():
+    x = torch.tensor(np.random.default_rng(0).normal(size=(2, 3)))
+    jac = torch.autograd.functional.jacobian(_mixed, x)
+    assert jac.shape == (3, 2, 3)
+    np.testing.assert_allclose(jac.numpy(), _central_jacobian(_mixed, x), rtol=1e-6, atol=1e-8)
+
+
+def test_functional_products_are_the_jacobian_and_hessian_applied():
+    from chibigrad.autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.normal(size=(2, 3)))
+    v_in, v_out = torch.tensor(rng.normal(size=(2, 3))), torch.tensor(rng.normal(size=3))
+    jac = jacobian(_mixed, x).numpy().reshape(3, 6)
+    np.testing.assert_allclose(vjp(_mixed, x, v_out)[1].numpy().ravel(), v_out.numpy() @ jac, rtol=1e-10)
+    np.testing.assert_allclose(jvp(_mixed, x, v_in)[1].numpy(), jac @ v_in.numpy().ravel(), rtol=1e-10)
+
+    def scalar(x):
+        return _mixed(x).sum()
+    h = hessian(scalar, x).numpy().reshape(6, 6)
+    np.testing.assert_allclose(h, h.T, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(h, _central_jacobian(lambda t: jacobian(scalar, t), x).reshape(6, 6), rtol=1e-5,
+                               atol=1e-7)
+    np.testing.assert_allclose(hvp(scalar, x, v_in)[1].numpy().ravel(), h @ v_in.numpy().ravel(), rtol=1e-10)
+    np.testing.assert_allclose(vhp(scalar, x, v_in)[1].numpy().ravel(), v_in.numpy().ravel() @ h, rtol=1e-10)
+
+
+def test_functional_leaves_the_callers_tensors_alone():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    out, grad = torch.autograd.functional.vjp(lambda t: (t * w).sum(), x)
+    assert x.grad is None and w.grad is None and not out.requires_grad and not grad.requires_grad
+    assert grad.tolist() == [3.0, 4.0]
+    (g,) = torch.autograd.grad(torch.autograd.functional.jacobian(lambda t: t * t, x, create_graph=True).sum(), x)
+    assert g.tolist() == [2.0, 2.0]
+
+
+def test_profiler_times_ops_nodes_and_named_blocks_and_restores_apply():
+    from chibigrad.autograd.profiler import profile, record_function
+    plain_apply = torch.autograd.Function.__dict__["apply"]
+    w = torch.randn(3, 4, requires_grad=True)
+
+    @record_function("loss")
+    def loss_of(x):
+        return (x @ w).tanh().sum()
+
+    with profile() as prof:
+        with record_function("step"):
+            loss_of(torch.randn(2, 3)).backward()
+    averages = {e.name: e for e in prof.key_averages()}
+    assert {"step", "loss", "Mm", "Tanh", "SumAll", "MmBackward0", "TanhBackward0", "SumBackward0"} <= set(averages)
+    assert averages["Mm"].count == 1 and averages["step"].count == 1
+    assert all(0 <= e.self_cpu_time_total <= e.cpu_time_total + 1e-9 for e in averages.values())
+    step = averages["step"]
+    assert step.cpu_time_total >= averages["loss"].cpu_time_total + averages["MmBackward0"].cpu_time_total
+    table = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=3)
+    assert table.splitlines()[1].split() == ["Name", "Self", "CPU", "%", "Self", "CPU", "CPU", "total", "%", "CPU",
+                                             "total", "CPU", "time", "avg", "#", "of", "Calls"]
+    assert len(table.splitlines()) == 3 + 3 + 2 and "Self CPU time total:" in table
+    assert torch.autograd.Function.__dict__["apply"] is plain_apply
+    with pytest.raises(ZeroDivisionError):
+        with profile():
+            1 / 0
+    assert torch.autograd.Function.__dict__["apply"] is plain_apply
+    with pytest.raises(AttributeError, match="sorts by one of"):
+        prof.key_averages().table(sort_by="self_cuda_time_total")

@@ -541,3 +541,22 @@ def test_changes_through_views_rewrite_history_on_the_device():
     assert type(v.grad_fn).__name__ == "AsStridedBackward0"
     assert a.grad.device == CUDA and a.grad.tolist() == [16., 156., 228.]
     assert type(a.grad._array) is SimulatedCudaArray
+
+
+def test_save_on_cpu_keeps_saved_activations_on_the_host_until_backward():
+    """autograd.graph.save_on_cpu: the nodes hold host copies; backward gets them back on the device."""
+    from chibigrad.autograd.graph import save_on_cpu
+    w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], device="cuda", requires_grad=True)
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], device="cuda")
+    with save_on_cpu():
+        y = (x @ w).tanh()
+    packed = [s._packed for s in y.grad_fn._saved + y.grad_fn.next_functions[0][0]._saved if s is not None]
+    assert packed and all(device == CUDA and type(t._array) is np.ndarray for device, t in packed)
+    y.sum().backward()
+    expected = torch.tensor([[1.0, 2.0], [3.0, 4.0]]).t() @ (1 - (torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+                                                                 @ host_tensor(w)).tanh() ** 2)
+    assert w.grad.device == CUDA and np.allclose(host(w.grad), expected.numpy())
+
+
+def host_tensor(t):
+    return torch.tensor(host(t))

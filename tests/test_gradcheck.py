@@ -224,6 +224,10 @@ OPS = {
     "rpow": (lambda a: 2 ** a, [leaf(3)]),
     "exp": (torch.exp, [leaf(2, 3)]),
     "log": (torch.log, [leaf(2, 3, low=0.1)]),
+    "log2": (torch.log2, [leaf(2, 3, low=0.1)]),
+    "log10": (torch.log10, [leaf(2, 3, low=0.1)]),
+    "log1p": (torch.log1p, [leaf(2, 3, low=0.1)]),
+    "expm1": (torch.expm1, [leaf(2, 3)]),
     "sqrt": (torch.sqrt, [leaf(2, 3, low=0.1)]),
     "abs": (torch.abs, [leaf(2, 3)]),
     "sin": (torch.sin, [leaf(2, 3)]),
@@ -321,6 +325,16 @@ OPS = {
     "index_array_and_slice": (lambda a: a[ROWS, 1:], [leaf(2, 3)]),
     "setitem": (_setitem, [leaf(2, 3), leaf(2, seed=1)]),
     "masked_fill": (lambda a: a.masked_fill(MASK, 0.5), [leaf(2, 3)]),
+    # picking and placing by index, sorting
+    "gather": (lambda a: a.gather(1, torch.tensor([[0, 0], [2, 1]])), [leaf(2, 3)]),
+    "scatter": (lambda a, s: a.scatter(0, torch.tensor([[0, 1, 1], [1, 0, 0]]), s), [leaf(2, 3), leaf(2, 3, seed=1)]),
+    "scatter_value": (lambda a: a.scatter(1, torch.tensor([[1], [0]]), 2.5), [leaf(2, 3)]),
+    "scatter_add": (lambda a, s: a.scatter_add(0, torch.tensor([[0, 1, 1], [0, 0, 1]]), s),
+                    [leaf(2, 3), leaf(2, 3, seed=1)]),
+    "index_select": (lambda a: a.index_select(1, torch.tensor([2, 2, 0])), [leaf(2, 3)]),
+    "index_add": (lambda a, s: a.index_add(1, torch.tensor([2, 0, 2]), s, alpha=2.0), [leaf(2, 3), leaf(2, 3, seed=1)]),
+    "sort": (lambda a: a.sort(dim=1, descending=True).values, [leaf(2, 3)]),
+    "topk": (lambda a: torch.topk(a, 1, dim=0).values, [leaf(2, 3)]),
     # joining and splitting
     "cat": (lambda a, b: torch.cat([a, b]), [leaf(2, 3), leaf(1, 3, seed=1)]),
     "cat_dim1": (lambda a, b: torch.cat((a, b), dim=1), [leaf(2, 3), leaf(2, 1, seed=1)]),
@@ -349,8 +363,9 @@ def test_gradcheck_builtin_op(name):
 
 def test_every_public_differentiable_op_is_covered():
     """A new op in chibigrad.ops must get a gradcheck case here."""
-    not_differentiable = {"allclose", "argmax", "argmin", "equal", "isclose", "detach", "Tensor", "wrap",
-                          "operand", "linalg", "pointwise", "reduction", "shape", "pw", "red", "sh", "np"}
+    not_differentiable = {"allclose", "argmax", "argmin", "argsort", "all", "any", "equal", "isclose", "detach", "Tensor",
+                          "wrap", "operand", "linalg", "pointwise", "reduction", "selection", "shape", "pw", "red",
+                          "sel", "sh", "np"}
     aliases = {"index": "index_int", "pow": "pow_scalar", "linear": "linear", "rdiv": "rdiv", "rpow": "rpow"}
     missing = [name for name in torch.ops.__all__
                if name not in not_differentiable and aliases.get(name, name) not in OPS
@@ -363,10 +378,12 @@ GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sqrt", "sin
             "var", "std", "softmax", "log_softmax", "logsumexp", "matmul_batched_broadcast", "matmul_batched_bmm",
             "matmul_batch_of_one", "mm", "dot", "linear", "reshape", "permute", "expand", "index_int_array_repeats",
             "index_bool_mask", "setitem", "cat", "stack", "split", "unbind", "mul_", "prod_one_zero",
-            "prod_two_zeros", "prod_dim_zero", "inplace_through_views"]
+            "prod_two_zeros", "prod_dim_zero", "inplace_through_views", "log2", "log1p", "expm1", "gather",
+            "scatter", "scatter_value", "scatter_add", "index_select", "index_add", "sort", "topk"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)
 def test_gradgradcheck_builtin_op(name):
     func, inputs = OPS[name]
     assert gradgradcheck(func, inputs)
+

@@ -372,6 +372,13 @@ FUNCTIONS = {
     "cross_entropy": lambda x: F.cross_entropy(x, torch.tensor([0, 3, 1])),
     "mse": lambda x: F.mse_loss(x, torch.linspace(-1, 1, 12, dtype=torch.float64).reshape(3, 4)),
     "embedding": lambda x: F.embedding(torch.tensor([[0, 2], [2, 1]]), x),
+    "bce": lambda x: F.binary_cross_entropy(x.sigmoid(), torch.linspace(0, 1, 12, dtype=torch.float64).reshape(3, 4),
+                                            weight=torch.linspace(0.5, 2, 4, dtype=torch.float64)),
+    "bce_logits": lambda x: F.binary_cross_entropy_with_logits(
+        x, torch.linspace(0, 1, 12, dtype=torch.float64).reshape(3, 4), reduction="none",
+        pos_weight=torch.linspace(0.5, 3, 4, dtype=torch.float64)),
+    "bce_logits_sum": lambda x: F.binary_cross_entropy_with_logits(
+        x, torch.linspace(1, 0, 12, dtype=torch.float64).reshape(3, 4), reduction="sum"),
 }
 
 
@@ -509,3 +516,56 @@ def test_ignored_samples_get_a_zero_gradient_printed_as_pytorch_prints_it():
                             "        [ 0.1667,  0.1667, -0.3333]])")
     every_sample_ignored = F.cross_entropy(x, torch.tensor([2, 2, 2]), ignore_index=2, reduction="sum").item()
     assert math.copysign(1.0, every_sample_ignored) == 1.0 and every_sample_ignored == 0.0  # 0., not -0.
+
+
+# ---- issue 16: BCE, one_hot, Flatten/Unflatten ---------------------------------------------------
+@pytest.mark.parametrize("pos_weight", [None, torch.tensor([0.5, 2.0, 3.0], dtype=torch.float64)])
+def test_bce_gradients_with_respect_to_the_target(pos_weight):
+    """Both losses also differentiate with respect to a soft target (PyTorch's *_target_backward)."""
+    x = torch.tensor([[0.2, 0.6, 0.9], [0.4, 0.5, 0.7]], dtype=torch.float64, requires_grad=True)
+    t = torch.tensor([[0.1, 0.8, 0.5], [0.3, 0.9, 0.2]], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda a, b: F.binary_cross_entropy(a, b, weight=w), (x, t))
+    assert torch.autograd.gradcheck(
+        lambda a, b: F.binary_cross_entropy_with_logits(a, b, weight=w, pos_weight=pos_weight), (x, t))
+    assert torch.autograd.gradgradcheck(
+        lambda a, b: F.binary_cross_entropy_with_logits(a, b, pos_weight=pos_weight), (x, t))
+
+
+def test_bce_with_logits_stays_finite_where_sigmoid_rounds_to_one():
+    z = torch.tensor([-300.0, 300.0, 40.0], requires_grad=True)
+    loss = F.binary_cross_entropy_with_logits(z, torch.tensor([1.0, 0.0, 0.0]), reduction="none")
+    assert loss.tolist() == [300.0, 300.0, 40.0]
+    loss.sum().backward()
+    assert z.grad.tolist() == [-1.0, 1.0, 1.0]
+    # through a sigmoid the probabilities are exactly 0 and 1: BCE floors log at -100
+    assert F.binary_cross_entropy(z.detach().sigmoid(), torch.tensor([1.0, 0.0, 0.0]), reduction="none")[:2].tolist() \
+        == [100.0, 100.0]
+
+
+def test_bce_modules_hold_their_weights_as_buffers():
+    loss = nn.BCEWithLogitsLoss(weight=torch.tensor([1.0, 2.0]), pos_weight=torch.tensor([3.0, 1.0]))
+    assert list(loss.state_dict()) == ["weight", "pos_weight"]
+    assert list(nn.BCELoss().state_dict()) == []
+    z, t = torch.tensor([[0.5, -1.0]]), torch.tensor([[1.0, 0.0]])
+    assert torch.equal(loss(z, t), F.binary_cross_entropy_with_logits(z, t, torch.tensor([1.0, 2.0]),
+                                                                       pos_weight=torch.tensor([3.0, 1.0])))
+
+
+def test_one_hot_is_int64_data_on_the_indices_device():
+    out = F.one_hot(torch.tensor([[0, 2], [1, 1]]))
+    assert out.dtype == torch.int64 and out.shape == (2, 2, 3) and not out.requires_grad
+    assert out.tolist() == [[[1, 0, 0], [0, 0, 1]], [[0, 1, 0], [0, 1, 0]]]
+    assert F.one_hot(torch.tensor([1]), torch.tensor(4)).tolist() == [[0, 1, 0, 0]]
+
+
+def test_flatten_and_unflatten_are_views_that_undo_each_other():
+    x = torch.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    flat = nn.Flatten()(x)
+    assert flat.shape == (2, 12) and flat.grad_fn.name() == "ViewBackward0"
+    back = nn.Unflatten(1, (3, -1))(flat)
+    assert back.shape == (2, 3, 4) and torch.equal(back, x)
+    back.sum().backward()
+    assert torch.equal(x.grad, torch.ones(2, 3, 4))
+    with pytest.raises(RuntimeError, match="don't multiply up"):
+        nn.Unflatten(1, (5, -1))(flat)

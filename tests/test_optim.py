@@ -89,7 +89,10 @@ def train(opt, params, X, Y, steps):
 
 @pytest.mark.parametrize("make", [lambda p: optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
                                   lambda p: optim.Adam(p, lr=0.05, amsgrad=True),
-                                  lambda p: optim.AdamW(p, lr=0.05)], ids=["sgd", "adam", "adamw"])
+                                  lambda p: optim.AdamW(p, lr=0.05),
+                                  lambda p: optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True),
+                                  lambda p: optim.Adagrad(p, lr=0.1, lr_decay=0.01)],
+                         ids=["sgd", "adam", "adamw", "rmsprop", "adagrad"])
 def test_state_dict_resumes_exactly(make):
     params, X, Y = optim_problem(torch.float64)
     opt = make(params)
@@ -205,3 +208,90 @@ def test_zero_grad_keeping_a_grad_that_is_a_view_zeroes_it_in_place():
     p.grad = storage[:2]  # a view: detach_() would refuse it, as PyTorch's zero_grad knows
     optim.SGD([p], lr=0.1).zero_grad(set_to_none=False)
     assert p.grad.tolist() == [0.0, 0.0] and storage.tolist() == [0.0, 0.0, 1.0, 1.0]
+
+
+# ---- issue 16: RMSprop, Adagrad, fused multiply-add ------------------------------------------------
+def rmsprop_reference(params, grads_of, steps, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                      centered=False, maximize=False):
+    """The algorithm box of PyTorch's RMSprop documentation, in float64 numpy."""
+    params = [p.copy() for p in params]
+    v = [np.zeros_like(p) for p in params]
+    b = [np.zeros_like(p) for p in params]
+    g_avg = [np.zeros_like(p) for p in params]
+    for _ in range(steps):
+        for i, g in enumerate(grads_of(params)):
+            g = -g if maximize else g
+            g = g + weight_decay * params[i]
+            v[i] = alpha * v[i] + (1 - alpha) * g * g
+            vt = v[i]
+            if centered:
+                g_avg[i] = alpha * g_avg[i] + (1 - alpha) * g
+                vt = vt - g_avg[i] ** 2
+            if momentum > 0:
+                b[i] = momentum * b[i] + g / (np.sqrt(vt) + eps)
+                params[i] = params[i] - lr * b[i]
+            else:
+                params[i] = params[i] - lr * g / (np.sqrt(vt) + eps)
+    return params
+
+
+def adagrad_reference(params, grads_of, steps, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                      eps=1e-10, maximize=False):
+    """The algorithm box of PyTorch's Adagrad documentation, in float64 numpy."""
+    params = [p.copy() for p in params]
+    total = [np.full_like(p, initial_accumulator_value) for p in params]
+    for t in range(1, steps + 1):
+        for i, g in enumerate(grads_of(params)):
+            g = -g if maximize else g
+            clr = lr / (1 + (t - 1) * lr_decay)
+            g = g + weight_decay * params[i]
+            total[i] = total[i] + g * g
+            params[i] = params[i] - clr * g / (np.sqrt(total[i]) + eps)
+    return params
+
+
+@pytest.mark.parametrize("kind,options", [
+    ("rmsprop", {}), ("rmsprop", dict(lr=0.05, centered=True)), ("rmsprop", dict(momentum=0.9, weight_decay=0.1)),
+    ("rmsprop", dict(lr=0.1, alpha=0.5, centered=True, momentum=0.5, maximize=True)),
+    ("adagrad", {}), ("adagrad", dict(lr=0.5, lr_decay=0.1, weight_decay=0.05)),
+    ("adagrad", dict(initial_accumulator_value=0.3, maximize=True))])
+def test_rmsprop_and_adagrad_follow_the_documented_algorithm(kind, options):
+    params, X, Y = optim_problem(torch.float64)
+    Xa, Ya = X.numpy(), Y.numpy()
+
+    def grads_of(arrays):
+        W, b = arrays
+        r = 2 * (Xa @ W.T + b - Ya) / Ya.size
+        return [r.T @ Xa, r.sum(0)]
+
+    reference = (rmsprop_reference if kind == "rmsprop" else adagrad_reference)(
+        [p.detach().numpy() for p in params], grads_of, 5, **options)
+    opt = (optim.RMSprop if kind == "rmsprop" else optim.Adagrad)(params, **options)
+    train(opt, params, X, Y, 5)
+    for p, expected in zip(params, reference):
+        np.testing.assert_allclose(p.detach().numpy(), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_adagrad_state_exists_before_the_first_step_and_for_groups_added_later():
+    a = torch.ones(2, requires_grad=True)
+    opt = optim.Adagrad([a], initial_accumulator_value=0.5)
+    assert opt.state[a]["step"].item() == 0 and opt.state[a]["sum"].tolist() == [0.5, 0.5]
+    b = torch.ones(1, requires_grad=True)
+    opt.add_param_group({"params": [b]})
+    assert b not in opt.state
+    (a.sum() + b.sum()).backward()
+    opt.step()
+    assert opt.state[b]["step"].item() == 1 and opt.state[b]["sum"].tolist() == [1.5]
+
+
+def test_fused_multiply_add_rounds_once():
+    """float32 a * b + c equals the exactly rounded result, which plain numpy misses for many elements."""
+    from fractions import Fraction
+
+    from chibigrad.optim.optimizer import fused_multiply_add
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.standard_normal(200).astype(np.float32) for _ in range(3))
+    fused = fused_multiply_add(a, b, c)
+    exact = [np.float32(float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))) for x, y, z in zip(a, b, c)]
+    assert fused.dtype == np.float32 and np.array_equal(fused, np.array(exact, dtype=np.float32))
+    assert not np.array_equal(a * b + c, fused)

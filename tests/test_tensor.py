@@ -358,3 +358,29 @@ def test_in_place_arithmetic_checks_the_result_dtype_of_any_operand():
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         torch.ones(2, dtype=torch.int64).mul_(np.full(2, 0.5, dtype=np.float32))
     assert torch.tensor([np.uint8(1), np.uint8(2)]).tolist() == [1, 2]  # small numpy integers are no overflow
+
+
+def test_random_fills_follow_manual_seed_and_their_distribution():
+    torch.manual_seed(3)
+    a = torch.empty(20000).normal_(2.0, 0.5)
+    torch.manual_seed(3)
+    b = torch.empty(20000).normal_(2.0, 0.5)
+    assert torch.equal(a, b)
+    assert abs(a.mean().item() - 2.0) < 0.02 and abs(a.std().item() - 0.5) < 0.02
+    u = torch.empty(20000, dtype=torch.float64).uniform_(-3.0, 1.0)
+    assert u.dtype == torch.float64 and u.min().item() >= -3.0 and u.max().item() < 1.0
+    assert abs(u.mean().item() + 1.0) < 0.05
+    assert abs(torch.empty(20000).bernoulli_(0.25).mean().item() - 0.25) < 0.02
+    assert abs(torch.empty(20000).exponential_(4.0).mean().item() - 0.25) < 0.02
+
+
+@pytest.mark.parametrize("module, name", [(torch, "fft"), (torch.nn, "Conv2d"), (torch.nn.functional, "conv2d"),
+                                          (torch.optim, "LBFGS"), (torch.autograd, "forward_ad"),
+                                          (torch.utils, "tensorboard")])
+def test_a_torch_name_chibigrad_lacks_says_so_and_where_the_coverage_table_is(module, name):
+    torch_name = module.__name__.replace("chibigrad", "torch")
+    with pytest.raises(AttributeError, match=rf"chibigrad does not implement {torch_name}\.{name}\. .*README\.md"):
+        getattr(module, name)
+    assert not hasattr(module, name)
+    with pytest.raises(AttributeError, match=r"^module 'chibigrad' has no attribute '__wrapped__'$"):
+        torch.__wrapped__

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import engine, grad_mode
+from . import engine, grad_mode, graph, profiler
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
@@ -96,9 +96,13 @@ def _retain_non_leaf_inputs(inputs):
             t.retain_grad()
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         materialize_grads=False):
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, materialize_grads=False):
     """Return d(outputs)/d(inputs) without touching any ``.grad``."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if retain_graph is None:
@@ -120,3 +124,28 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = zeros_like(t)
         result.append(g if create_graph or g is None else g.detach())
     return tuple(result)
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, _tensor.Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper, kept for old code: a Variable is a Tensor now. ``Variable(t)`` returns a new
+    leaf sharing ``t``'s data (``t.detach()``), with ``requires_grad`` as asked; every tensor is a Variable."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          UserWarning, stacklevel=2)
+        if data is None:
+            from ..creation import tensor
+            data = tensor([])
+        if not isinstance(data, _tensor.Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.autograd")

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _device, memory
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, grad_mode, profiler
 from .node import AccumulateGrad, check_hook_result
 
 
@@ -90,6 +90,8 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
     capture = set(targets or ()) if not accumulate else set()
     arrays = None if create_graph or anomaly_mode._state.enabled else _ArrayGrads()
     evaluate = evaluate_function if arrays is None else arrays.evaluate
+    if profiler._active:  # inside autograd.profiler.profile: each node timed
+        evaluate = profiler.timed_node(evaluate)
     buffers, captured = {}, {}
     for node, nr, grad in roots:
         _add_to_buffer(buffers, node, nr, grad if arrays is None else arrays.unwrap(grad))

@@ -9,10 +9,11 @@ e.g. ``MulBackward0``). Built-in ops and the custom Functions students write
 differ only in that built-ins compute forward on numpy arrays.
 """
 import functools
+import inspect
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode, grad_mode, views
-from .node import Node, SavedTensor
+from .node import Node, PackedSavedTensor, SavedTensor, _saved_tensors_hooks
 
 
 class FunctionCtx:
@@ -58,12 +59,34 @@ class BackwardCFunction(Node, FunctionCtx):
             return tuple(arrays)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
+    @property
+    def _raw_saved_tensors(self):
+        return self._saved
+
+    def __getattr__(self, name):
+        """PyTorch's view of what a node saved: ``grad_fn._saved_self`` (unpacked and checked as backward
+        would), ``_raw_saved_self`` (the SavedTensor) and saved values such as ``_saved_exponent``. An op
+        names its saved tensors in ``saved_names`` (in save_for_backward's order) and the ctx attributes
+        it saves in ``saved_values``, with PyTorch's names. (Only called for names not found otherwise.)"""
+        op = type(self)._forward_cls
+        raw = name.startswith("_raw_saved_")
+        key = name[len("_raw_saved_"):] if raw else name[len("_saved_"):] if name.startswith("_saved_") else None
+        if key is not None and op is not None and key in op.saved_names:
+            i = op.saved_names.index(key)
+            saved = self._saved[i] if i < len(self._saved) else None
+            return saved if raw or saved is None else saved.unpack(self)
+        if key is not None and not raw and op is not None and key in op.saved_values:
+            return self.__dict__[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
 
 class FunctionMeta(type):
     """Gives each Function its backward node class, named as PyTorch names it."""
 
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
+        # PyTorch's newer style: a class that defines setup_context has a forward without ctx
+        cls._separate_setup_context = "setup_context" in attrs or getattr(cls, "_separate_setup_context", False)
         node_name = attrs.get("node_name", f"{name}Backward")
         cls._backward_cls = type(node_name, (BackwardCFunction,), {
             "_forward_cls": cls, "__module__": cls.__module__, "array_backward": getattr(cls, "array_backward", False)})
@@ -71,6 +94,9 @@ class FunctionMeta(type):
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
     """Base class for differentiable operations: subclass it, call ``apply``."""
+
+    saved_names = ()  # PyTorch's names for the tensors forward saves, e.g. ("self", "other"): grad_fn._saved_self
+    saved_values = ()  # ctx attributes PyTorch's node also shows, e.g. ("exponent",): grad_fn._saved_exponent
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -80,6 +106,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """The style PyTorch's documentation now recommends: ``forward(*args)`` computes without a ctx, then
+        ``setup_context(ctx, inputs, output)`` saves what backward needs. Override both, or neither."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -98,12 +130,28 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         ctx.needs_input_grad = needs
         state.enabled = False  # forward itself is never recorded
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls._separate_setup_context:
+                outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             state.enabled = True
         if isinstance(outputs, tuple):
             return _connect(ctx, args, outputs)
         return _connect_one(ctx, args, outputs)
+
+
+def _forward_then_setup_context(cls, ctx, args, kwargs):
+    """``forward(*args)`` followed by ``setup_context(ctx, inputs, output)``."""
+    bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
+    bound.apply_defaults()  # defaults included, as in PyTorch
+    args = bound.args
+    outputs = cls.forward(*args)
+    cls.setup_context(ctx, args, outputs)
+    return outputs
+
+
+Function._separate_setup_context = False  # the base only declares setup_context
 
 
 def _needs_input_grad(args):
@@ -162,7 +210,10 @@ def _run_unrecorded(cls, needs, args, kwargs):
     """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)
     ctx.needs_input_grad = needs
-    outputs = cls.forward(ctx, *args, **kwargs)
+    if cls._separate_setup_context:
+        outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
+    else:
+        outputs = cls.forward(ctx, *args, **kwargs)
     for t in ctx.dirty_tensors:
         t._bump_version()
     return outputs
@@ -238,9 +289,9 @@ def _connect_one(ctx, args, out):
     to_save = ctx.to_save
     if to_save:  # (_save)
         del ctx.to_save
-        saved = []
+        saved, kind = [], PackedSavedTensor if _saved_tensors_hooks else SavedTensor
         for t in to_save:
-            saved.append(None if t is None else SavedTensor(t, t is out))
+            saved.append(None if t is None else kind(t, t is out))
         ctx._saved = tuple(saved)
     return out
 
@@ -251,9 +302,9 @@ def _save(ctx, outs):
     cycle output -> grad_fn -> output."""
     to_save = ctx.to_save
     del ctx.to_save  # the node keeps the SavedTensors only (even if making one raises)
-    saved = []
+    saved, kind = [], PackedSavedTensor if _saved_tensors_hooks else SavedTensor  # (inside saved_tensors_hooks)
     for t in to_save:
-        saved.append(None if t is None else SavedTensor(t, _among(t, outs)))
+        saved.append(None if t is None else kind(t, _among(t, outs)))
     ctx._saved = tuple(saved)
 
 

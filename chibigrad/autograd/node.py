@@ -8,6 +8,7 @@ node stores its edges flat, as PyTorch does, and builds that tuple on demand.)
 import itertools
 import re
 import sys
+import weakref
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
 from . import anomaly_mode
 
 _sequence = itertools.count()
+# (pack_hook, unpack_hook) pairs, innermost last: autograd.graph.saved_tensors_hooks pushes and pops them
+_saved_tensors_hooks = []
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -131,6 +134,54 @@ class SavedTensor:
             memory.untrack_saved(self._data)
 
 
+class PackedSavedTensor(SavedTensor):
+    """A tensor saved inside ``autograd.graph.saved_tensors_hooks``: the node keeps only what
+    ``pack_hook`` returned (the hook decides where the data lives: on the CPU, compressed, or
+    recomputed later) and backward gets the tensor back from ``unpack_hook``. To put it back into
+    the graph, unpack needs the edge its gradient takes, not the tensor. As in PyTorch, there is
+    no version check: the hooks own the saved value."""
+
+    __slots__ = ("_packed", "_unpack_hook", "_edge")
+
+    def __init__(self, tensor, is_output):
+        super().__init__(tensor, is_output)
+        pack_hook, self._unpack_hook = _saved_tensors_hooks[-1]
+        with grad_mode.no_grad():
+            self._packed = pack_hook(tensor)
+        if memory._counting:
+            memory.untrack_saved(self._data)
+        self._edge = None if is_output else tensor._gradient_edge()
+        self._freed_meta = (self._data.shape, self._data.dtype, self._data.nbytes)
+        self._data = self._tensor = None
+
+    @property
+    def is_released(self):
+        return self._unpack_hook is None
+
+    def release(self):
+        self._packed = self._unpack_hook = None
+
+    def unpack(self, node):
+        """What ``unpack_hook`` returns, as a tensor in the graph again: an output gets its node back,
+        an input the edge its gradient took."""
+        if self._unpack_hook is None:
+            raise RuntimeError(FREED_MESSAGE)
+        value = self._unpack_hook(self._packed)
+        if not isinstance(value, _tensor.Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(value).__name__}")
+        out = _tensor.wrap(value._array)
+        edge_node, nr = (node if self._requires_grad else None, self._output_nr) if self._edge is None else self._edge
+        if isinstance(edge_node, AccumulateGrad):
+            out._requires_grad, out._grad_accumulator = True, weakref.ref(edge_node)
+        elif edge_node is not None:
+            out._grad_fn, out._output_nr = edge_node, nr
+        return out
+
+    def unpack_array(self, node):
+        return self.unpack(node)._array
+
+
 def _short_name(node):
     """``MulBackward0`` -> ``Mul``, as PyTorch's in-place error prints node names."""
     return re.sub(r"Backward\d*$", "", node.name())
@@ -206,8 +257,9 @@ class Node:
 
     @property
     def saved_tensors_info(self):
-        """``(shape, dtype, nbytes, released)`` for each saved tensor (as it was, if freed), for graph pictures."""
-        metas = [(s._freed_meta if s.is_released else (s._data.shape, s._data.dtype, s._data.nbytes), s.is_released)
+        """``(shape, dtype, nbytes, released)`` for each saved tensor (as it was, if freed or packed by a hook),
+        for graph pictures. chibigrad's own: PyTorch shows saved tensors as ``grad_fn._saved_<name>``."""
+        metas = [(s._freed_meta if s._data is None else (s._data.shape, s._data.dtype, s._data.nbytes), s.is_released)
                  for s in self._saved if s is not None]
         return [(tuple(shape), from_numpy_dtype(dtype), nbytes, released) for (shape, dtype, nbytes), released in metas]
 

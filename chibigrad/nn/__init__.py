@@ -1,6 +1,10 @@
 """torch.nn: modules, parameters, losses, ``functional`` and ``init``."""
 from . import functional, init, utils
-from .modules import (GELU, BatchNorm1d, CrossEntropyLoss, Dropout, Embedding, Identity, LayerNorm, Linear,
-                      LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, Softmax,
-                      Tanh)
+from .modules import (GELU, BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,
+                      Identity, LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential,
+                      Sigmoid, SiLU, Softmax, Tanh, Unflatten)
 from .parameter import Parameter
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.nn")

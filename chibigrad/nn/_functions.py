@@ -324,3 +324,105 @@ class Embedding(Function):
         if ctx.padding_idx is not None:
             grad = grad * wrap((ctx.indices != ctx.padding_idx)[..., None])
         return IndexGrad.apply(grad, ctx.indices, ctx.num_weights), None, None
+
+
+# ---- binary cross-entropy -----------------------------------------------------
+_BCE_EPSILON = 1e-12  # PyTorch's floor for x * (1 - x) in the gradient
+
+
+def _log_rounded(fn, x):
+    """``fn`` (np.log or np.log1p) of a float32 array, rounded once from float64.
+
+    PyTorch's CPU kernels call C's ``logf``/``log1pf``, which are (nearly)
+    correctly rounded; numpy's float32 SIMD versions may be one bit off.
+    """
+    return fn(x.astype(np.float64)).astype(x.dtype)
+
+
+class BinaryCrossEntropy(Function):
+    """-weight * (t * log(x) + (1 - t) * log(1 - x)), each log floored at -100.
+
+    The floor keeps the loss finite when a probability is exactly 0 or 1
+    (log(0) = -inf): a confident wrong answer costs 100, not infinity.
+    ``weight`` comes as an array: it gets no gradient, so the node has no edge for it.
+    """
+    node_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, weight, reduction):
+        x, t = input._array, target._array
+        ctx.save_for_backward(input, target)
+        ctx.weight, ctx.reduction = weight, reduction
+        # PyTorch's order: (t - 1) * max(log1p(-x), -100) - t * max(log(x), -100)
+        losses = (t - 1) * np.maximum(_log_rounded(np.log1p, -x), -100) - t * np.maximum(_log_rounded(np.log, x), -100)
+        if weight is not None:
+            losses = losses * weight
+        return wrap(reduce_array(losses, reduction).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:  # d/dx = (x - t) / (x (1 - x))
+            grad_input = _bce_scaled(ctx, grad * (input - target) / ((1 - input) * input).clamp(min=_BCE_EPSILON),
+                                     input)
+        if ctx.needs_input_grad[1]:  # d/dt = log(1 - x) - log(x) = -logit(x)
+            grad_target = _bce_scaled(ctx, -(input / (1 - input)).log() * grad, input)
+        return grad_input, grad_target, None, None
+
+
+def _bce_scaled(ctx, grad, input):
+    """A loss gradient times the element weights, divided by the count for ``reduction='mean'``."""
+    if ctx.weight is not None:
+        grad = grad * wrap(ctx.weight)
+    return grad / input.numel() if ctx.reduction == "mean" else grad
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """BCE on logits z, through log(sigmoid(z)) instead of log of a rounded probability:
+
+        loss = (1 - t) * z - log_weight * logsigmoid(z),   log_weight = 1 + (pos_weight - 1) * t
+
+    ``logsigmoid(z) = min(z, 0) - log1p(exp(-|z|))`` never overflows and stays
+    accurate where sigmoid(z) rounds to 0 or 1. ``pos_weight`` scales the
+    loss of the positive examples (t = 1), to balance rare positives.
+    ``weight`` and ``pos_weight`` come as arrays (no gradient, no edges).
+    """
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, weight, pos_weight, reduction):
+        z, t = input._array, target._array
+        ctx.save_for_backward(input, target)
+        ctx.weight, ctx.pos_weight, ctx.reduction = weight, pos_weight, reduction
+        exp_neg_abs = np.exp(-np.abs(z).astype(np.float64)).astype(z.dtype)
+        log_sigmoid = np.minimum(z, 0) - _log_rounded(np.log1p, exp_neg_abs)
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight - 1) * t + 1)
+        losses = (1 - t) * z - log_sigmoid
+        if weight is not None:
+            losses = losses * weight
+        # PyTorch works in place on (1 - target): the loss has target's dtype
+        return wrap(reduce_array(losses, reduction).astype(t.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        pos_weight = None if ctx.pos_weight is None else wrap(ctx.pos_weight)
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:  # d/dz = sigmoid(z) - t, or (1 + (pw - 1) t) sigmoid(z) - pw t
+            if pos_weight is None:
+                g = input.sigmoid() - target
+            else:
+                pt = pos_weight * target
+                g = (pt + 1 - target) * input.sigmoid() - pt
+            grad_input = _bce_scaled(ctx, g * grad, input)
+        if ctx.needs_input_grad[1]:  # d/dt = -z, or logsigmoid(-z) - pw * logsigmoid(z)
+            g = -input if pos_weight is None else _log_sigmoid(-input) - _log_sigmoid(input) * pos_weight
+            grad_target = _bce_scaled(ctx, g * grad, input)
+        return grad_input, grad_target, None, None, None
+
+
+def _log_sigmoid(z):
+    """log(sigmoid(z)) with Tensor ops (for the rarely needed gradient with respect to the target)."""
+    return z.clamp(max=0) - ((-z.abs()).exp() + 1).log()

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _device, ops
 from ..ops._util import check_broadcast, check_device
 from ..creation import _generator
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from . import _functions as fn
 
 
@@ -181,3 +181,134 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         raise NotImplementedError("chibigrad's cross_entropy takes class indices; probability targets are not "
                                   "implemented")
     return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, ignore_index, reduction)
+
+
+def legacy_reduction(size_average, reduce):
+    """The ``reduction`` that PyTorch's old ``size_average``/``reduce`` flags mean, with its deprecation warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=3)
+    return reduction
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """The loss of probabilities ``input`` (after a sigmoid) against 0/1 ``target``: node BinaryCrossEntropyBackward0.
+
+    Prefer ``binary_cross_entropy_with_logits`` on the raw scores: a sigmoid
+    that rounds to exactly 0 or 1 loses the gradient here.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        _check_expandable(weight.shape, target.shape)
+        weight = weight.expand(*target.shape) if weight.ndim <= target.ndim else weight
+        check_broadcast_into(target.shape, weight.shape)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{input.dtype.scalar_name}'")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype.scalar_name} but expected {input.dtype.scalar_name}")
+    _check_no_grad("binary_cross_entropy", weight=weight)
+    check_device("binary_cross_entropy", ("self", input), ("target", target), ("weight", weight))
+    x = input._array
+    if x.size and not ((x >= 0) & (x <= 1)).all():  # (nan fails both comparisons, as in PyTorch)
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    t = target._array
+    if t.size and not ((t >= 0) & (t <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    return fn.BinaryCrossEntropy.apply(input, target, _array_or_none(weight), reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """BCE of ``sigmoid(input)``, computed from the logits without rounding the probability.
+
+    ``pos_weight`` (one value per class, broadcast along the last dim) multiplies
+    the loss of positive targets; ``weight`` multiplies every element's loss.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{input.dtype.scalar_name}'")
+    if pos_weight is not None:
+        check_broadcast(pos_weight.shape, target.shape)
+    if not target.dtype.is_floating_point:  # PyTorch computes (1 - target) in place, in target's dtype
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {target.dtype.scalar_name}")
+    if weight is not None:
+        check_broadcast(input.shape, weight.shape)
+        check_broadcast_into(input.shape, weight.shape)
+    _check_no_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    check_device("binary_cross_entropy_with_logits", ("self", input), ("target", target), ("weight", weight),
+                 ("pos_weight", pos_weight))
+    return fn.BinaryCrossEntropyWithLogits.apply(input, target, _array_or_none(weight), _array_or_none(pos_weight),
+                                                 reduction)
+
+
+def _array_or_none(t):
+    return None if t is None else t._array
+
+
+def _check_expandable(shape, target_shape):
+    """PyTorch's error when ``weight.expand(target_shape)`` cannot work, read from the last dim back."""
+    for k in range(1, min(len(shape), len(target_shape)) + 1):
+        if shape[-k] != 1 and shape[-k] != target_shape[-k]:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[-k]} at -{k}! Mismatching "
+                               f"argument at index 1 had {shape}; but expected shape should be broadcastable to "
+                               f"{list(target_shape)}")
+
+
+def check_broadcast_into(out_shape, other_shape):
+    """An in-place op (``loss.mul_(weight)``) cannot grow its output to the broadcast shape."""
+    full = np.broadcast_shapes(tuple(out_shape), tuple(other_shape))
+    if full != tuple(out_shape):
+        raise RuntimeError(f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(full)}")
+
+
+def _check_no_grad(function_name, **tensors):
+    """Loss weights are constants: PyTorch has no derivative for them and says so."""
+    for name, t in tensors.items():
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"The function '{function_name}' is not differentiable with respect to argument "
+                               f"'{name}'. This input cannot have requires_grad True.")
+
+
+def one_hot(tensor, num_classes=-1):
+    """Class indices as rows of zeros with a 1 at the index: int64, one more dim of size ``num_classes``.
+
+    ``num_classes=-1`` takes the largest index + 1. The result is data, not part
+    of any graph (call ``.float()`` to use it in a loss).
+    """
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}")
+    if isinstance(num_classes, Tensor) and not num_classes.dtype.is_floating_point and num_classes.ndim == 0:
+        num_classes = num_classes.item()
+    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
+        raise TypeError(f"one_hot(): argument 'num_classes' (position 2) must be int, not "
+                        f"{type(num_classes).__name__}")
+    if tensor.dtype.name != "int64":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    indices = tensor._array
+    if indices.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    elif indices.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    elif num_classes == -1:
+        num_classes = int(indices.max()) + 1
+    elif num_classes <= indices.max():
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    xp = _device.array_module(indices)
+    return wrap((indices[..., None] == xp.arange(num_classes)).astype(np.int64))
+
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.nn.functional")

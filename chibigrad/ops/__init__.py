@@ -3,7 +3,7 @@ entry points Tensor methods and operators call (``x.exp()``, ``a * b``)."""
 import numpy as np
 
 from ..tensor import Tensor, numpy_names as _numpy_names, wrap
-from . import _util, linalg, pointwise as pw, reduction as red, shape as sh
+from . import _util, linalg, pointwise as pw, reduction as red, selection as sel, shape as sh
 from .. import return_types as _return_types
 from ._util import operand
 from .linalg import bmm, linear, matmul, mm, mv
@@ -63,6 +63,7 @@ def _unary(cls):
 exp, log, sqrt, abs, sin, cos, tanh, sigmoid, relu, round, floor, sign, reciprocal = map(  # noqa: A001
     _unary, (pw.Exp, pw.Log, pw.Sqrt, pw.Abs, pw.Sin, pw.Cos, pw.Tanh, pw.Sigmoid, pw.Relu, pw.Round, pw.Floor,
              pw.Sign, pw.Reciprocal))
+log2, log10, log1p, expm1 = map(_unary, (pw.Log2, pw.Log10, pw.Log1p, pw.Expm1))
 
 
 def clamp(a, min=None, max=None):  # noqa: A002
@@ -266,6 +267,68 @@ def _arrays(a, b):
     """The arrays of tensor ``a`` and of ``b`` (a tensor or data), devices checked."""
     x, y = a._array, b._array if isinstance(b, Tensor) else np.asarray(b)
     return (x, y) if type(x) is type(y) else _util.cpu_scalars(x, y)
+
+
+# ---- picking and placing by index (ops/selection.py) ----
+
+def gather(a, dim, index):
+    dim = _util.wrap_dim(dim, a.ndim)
+    sel.check_index("gather", a, dim, index)
+    return sel.Gather.apply(a, dim, index._array)
+
+
+def scatter(a, dim, index, src=None, value=None):
+    """``scatter(dim, index, src)`` or ``scatter(dim, index, value)``; a number as ``src`` is a value."""
+    dim = _util.wrap_dim(dim, a.ndim)
+    sel.check_index("scatter", a, dim, index)
+    src = value if src is None else src
+    if isinstance(src, Tensor):
+        return sel.Scatter.apply(a, dim, index._array, src)
+    return sel.ScatterValue.apply(a, dim, index._array, src)
+
+
+def scatter_add(a, dim, index, src):
+    dim = _util.wrap_dim(dim, a.ndim)
+    sel.check_index("scatter_add", a, dim, index)
+    return sel.ScatterAdd.apply(a, dim, index._array, src)
+
+
+def index_select(a, dim, index):
+    return sel.IndexSelect.apply(a, _util.wrap_dim(dim, a.ndim), index._array)
+
+
+def index_add(a, dim, index, source, alpha=1):
+    return sel.IndexAdd.apply(a, _util.wrap_dim(dim, a.ndim), index._array, source, alpha)
+
+
+def sort(a, dim=-1, descending=False, stable=False):
+    values, indices = sel.Sort.apply(a, _util.wrap_dim(dim, a.ndim), descending)
+    return _return_types.sort(values, indices)
+
+
+def argsort(a, dim=-1, descending=False, stable=False):
+    return sort(a, dim, descending).indices
+
+
+def topk(a, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
+    dim = _util.wrap_dim(dim, a.ndim)
+    if not 0 <= k <= (a.shape[dim] if a.ndim else 1):
+        raise RuntimeError("selected index k out of range")
+    return _return_types.topk(*sel.Topk.apply(a, dim, largest, k))
+
+
+@_numpy_names
+def all(a, dim=None):  # noqa: A001
+    return a.all(dim)
+
+
+@_numpy_names
+def any(a, dim=None):  # noqa: A001
+    return a.any(dim)
+
+
+def dot(a, b):
+    return linalg.dot(a, b)
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -11,6 +11,7 @@ from .shape import SqueezeMatmul, UnsafeView
 
 class Mm(Function):
     node_name = "MmBackward0"
+    saved_names = ("self", "mat2")
     array_backward = True
 
     @staticmethod
@@ -57,6 +58,7 @@ class Bmm(Mm):
 
 class Dot(Function):
     node_name = "DotBackward0"
+    saved_names = ("self", "tensor")
     array_backward = True
 
     @staticmethod
@@ -73,6 +75,7 @@ class Dot(Function):
 
 class Mv(Function):
     node_name = "MvBackward0"
+    saved_names = ("self", "vec")
 
     @staticmethod
     def forward(ctx, a, v):
@@ -160,6 +163,8 @@ def _broadcast_batch(shape_a, shape_b):
 
 def dot(a, b):
     check_device("_dot", ("self", a), ("tensor", b))
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._array.dtype != b._array.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype.scalar_name} and "
                            f"{b.dtype.scalar_name}")
@@ -234,6 +239,7 @@ def _check_inner(a, b, b_dim):
 class Addmm(Function):
     """``bias + mat1 @ mat2`` in one node: F.linear on a batch, with mat2 = weight.t()."""
     node_name = "AddmmBackward0"
+    saved_names = ("mat1", "mat2")
     array_backward = True
 
     @staticmethod

@@ -59,6 +59,7 @@ class Rsub(Function):
 
 class Mul(Function):
     node_name = "MulBackward0"
+    saved_names = ("self", "other")
     array_backward = True
 
     @staticmethod
@@ -76,6 +77,7 @@ class Mul(Function):
 
 class Div(Function):
     node_name = "DivBackward0"
+    saved_names = ("self", "other")
     array_backward = True
 
     @staticmethod
@@ -108,6 +110,8 @@ class Neg(Function):
 class Pow(Function):
     """``tensor ** number``; d/dx x^p = p x^(p-1)."""
     node_name = "PowBackward0"
+    saved_names = ("self",)
+    saved_values = ("exponent",)
     array_backward = True
 
     @staticmethod
@@ -157,6 +161,7 @@ def _integer_power(x, y):
 class PowTensor(Function):
     """``tensor ** tensor``: both base and exponent get gradients."""
     node_name = "PowBackward1"
+    saved_names = ("self", "exponent", "result")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -194,6 +199,7 @@ class RPow(Function):
 
 class Exp(Function):
     node_name = "ExpBackward0"
+    saved_names = ("result",)
     array_backward = True
 
     @staticmethod
@@ -210,6 +216,7 @@ class Exp(Function):
 
 class Log(Function):
     node_name = "LogBackward0"
+    saved_names = ("self",)
     array_backward = True
 
     @staticmethod
@@ -223,8 +230,64 @@ class Log(Function):
         return grad / a
 
 
+class Log2(Function):
+    """log2(a) = log(a) / log(2), so its derivative is 1 / (a log 2)."""
+    node_name = "Log2Backward0"
+    saved_names = ("self",)
+    log, base = staticmethod(np.log2), 2
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(ctx._forward_cls.log(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * float(np.log(ctx._forward_cls.base)))
+
+
+class Log10(Log2):
+    node_name = "Log10Backward0"
+    log, base = staticmethod(np.log10), 10
+
+
+class Log1p(Function):
+    """log(1 + a), accurate for tiny a where 1 + a would round to 1."""
+    node_name = "Log1PBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.log1p(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a + 1)
+
+
+class Expm1(Function):
+    """exp(a) - 1, accurate for tiny a; its derivative exp(a) is the output plus one."""
+    node_name = "Expm1Backward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.expm1(float_array(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out + 1)
+
+
 class Sqrt(Function):
     node_name = "SqrtBackward0"
+    saved_names = ("result",)
     array_backward = True
 
     @staticmethod
@@ -241,6 +304,7 @@ class Sqrt(Function):
 
 class Abs(Function):
     node_name = "AbsBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -255,6 +319,7 @@ class Abs(Function):
 
 class Sin(Function):
     node_name = "SinBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -269,6 +334,7 @@ class Sin(Function):
 
 class Cos(Function):
     node_name = "CosBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -283,6 +349,7 @@ class Cos(Function):
 
 class Tanh(Function):
     node_name = "TanhBackward0"
+    saved_names = ("result",)
     array_backward = True
 
     @staticmethod
@@ -299,6 +366,7 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
+    saved_names = ("result",)
     array_backward = True
 
     @staticmethod
@@ -318,6 +386,7 @@ class Sigmoid(Function):
 
 class Relu(Function):
     node_name = "ReluBackward0"
+    saved_names = ("result",)
     array_backward = True
 
     @staticmethod
@@ -367,6 +436,7 @@ class ThresholdBackward(Function):
 class Clamp(Function):
     """The gradient passes where the input was inside [min, max]."""
     node_name = "ClampBackward1"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a, min=None, max=None):
@@ -432,6 +502,7 @@ def where(condition, a, b):
 class Maximum(Function):
     """Ties share the gradient equally, as in PyTorch."""
     node_name = "MaximumBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -447,6 +518,7 @@ class Maximum(Function):
 
 class Minimum(Function):
     node_name = "MinimumBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -524,6 +596,7 @@ class Sign(_ZeroGrad):
 
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
+    saved_names = ("result",)
     array_backward = True
 
     @staticmethod
@@ -601,3 +674,30 @@ class Fill(Function):
 
 class Zero(Fill):
     node_name = "ZeroBackward0"
+
+
+class RandomFill(Fill):
+    """In-place random fills (``x.normal_()``, ...): the new values do not depend on the old ones,
+    so the gradient to them is zero, as for ``fill_``. Values come from chibigrad's generator."""
+
+    @staticmethod
+    def forward(ctx, dst, draw):
+        values = np.asarray(draw(dst.shape), dtype=dst._array.dtype)
+        return wrap(_device.to_device(values, _device.device_of(dst._array)))
+
+
+class Normal(RandomFill):
+    node_name = "NormalBackward0"
+
+
+class Uniform(RandomFill):
+    node_name = "UniformBackward0"
+
+
+class Bernoulli(RandomFill):
+    node_name = "BernoulliBackward2"
+
+
+class Exponential(RandomFill):
+    node_name = "ExponentialBackward0"
+

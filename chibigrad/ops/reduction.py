@@ -61,6 +61,7 @@ class MeanDim(Mean):
 class Amax(Function):
     """max/min over dims; ties share the gradient evenly, as PyTorch's amax."""
     node_name = "AmaxBackward0"
+    saved_names = ("self", "result")
     reduce = staticmethod(np.amax)
 
     @staticmethod
@@ -295,6 +296,7 @@ def where_nonzero(n):
 
 class Softmax(Function):
     node_name = "SoftmaxBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -314,6 +316,7 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
+    saved_names = ("result",)
     array_backward = True
 
     @staticmethod

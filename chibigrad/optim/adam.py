@@ -1,8 +1,9 @@
 """Adam and AdamW: per-element step sizes from running averages of the gradient and its square."""
 import numpy as np
 
+from .._dtype import float64, get_default_dtype
 from ..tensor import wrap
-from .optimizer import Optimizer, check_differentiable
+from .optimizer import Optimizer, check_differentiable, fused_multiply_add, lerp_
 
 
 class Adam(Optimizer):
@@ -46,11 +47,11 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 param *= 1 - lr * weight_decay
             else:
-                grad = grad + weight_decay * param
+                grad = fused_multiply_add(param, weight_decay, grad)  # grad.add(param, alpha=weight_decay)
         m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
-        _lerp_(m, grad, 1 - beta1)
+        lerp_(m, grad, 1 - beta1)  # exp_avg.lerp_(grad, 1 - beta1)
         v *= beta2  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        v += (1 - beta2) * grad * grad
+        v[...] = fused_multiply_add((1 - beta2) * grad, grad, v)
         step = state["step"].item()
         step_size = lr / (1 - beta1 ** step)
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
@@ -60,20 +61,18 @@ class Adam(Optimizer):
         param -= step_size * m / denom  # param.addcdiv_(exp_avg, denom, value=-step_size)
 
 
+def step_counter():
+    """The step count PyTorch keeps in each parameter's state: a 0-d float tensor, float32
+    (float64 when that is the default dtype), on the CPU."""
+    return wrap(np.zeros((), dtype=np.float64 if get_default_dtype() is float64 else np.float32))
+
+
 def _init_state(state, param, amsgrad):
-    state["step"] = wrap(np.zeros((), dtype=np.float32))
+    state["step"] = step_counter()
     state["exp_avg"] = wrap(np.zeros_like(param))
     state["exp_avg_sq"] = wrap(np.zeros_like(param))
     if amsgrad:
         state["max_exp_avg_sq"] = wrap(np.zeros_like(param))
-
-
-def _lerp_(start, end, weight):
-    """``start += weight * (end - start)`` in place, evaluated as PyTorch's lerp does for each half of weight."""
-    if weight < 0.5:
-        start += weight * (end - start)
-    else:
-        start[...] = end - (end - start) * (1 - weight)
 
 
 class AdamW(Adam):

@@ -24,6 +24,8 @@ import warnings
 ALIASES = {
     "torch": "chibigrad",
     "torch.autograd": "chibigrad.autograd",
+    "torch.autograd.functional": "chibigrad.autograd.functional",
+    "torch.autograd.graph": "chibigrad.autograd.graph",
     "torch.nn": "chibigrad.nn",
     "torch.nn.functional": "chibigrad.nn.functional",
     "torch.optim": "chibigrad.optim",

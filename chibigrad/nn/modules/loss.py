@@ -29,3 +29,31 @@ class CrossEntropyLoss(NLLLoss):
 
     def forward(self, input, target):
         return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class BCELoss(_Loss):
+    """Binary cross-entropy of probabilities (put a Sigmoid before it, or use BCEWithLogitsLoss)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid and binary cross-entropy in one step, from raw scores: more accurate than Sigmoid + BCELoss."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)

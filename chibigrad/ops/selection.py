@@ -1,0 +1,161 @@
+"""Ops that pick or place elements along a dim by index: gather, scatter, index_add, sort, topk.
+
+They are each other's gradients: gathering elements sends the gradient back by scattering
+(adding) it to the places they came from, and scattering sends it back by gathering. sort and
+topk are a gather with indices they compute themselves.
+"""
+import numpy as np
+
+from .. import _device
+from ..autograd.function import Function
+from ..tensor import wrap
+
+
+def _grid(index, dim):
+    """Index arrays that address ``index``'s own positions, with ``index`` itself along ``dim``:
+    ``out[_grid(index, dim)]`` is element ``index[i, j, ...]`` along ``dim`` at position (i, j, ...)."""
+    xp = _device.array_module(index)
+    shape = index.shape
+    grid = [xp.arange(n).reshape([n if i == d else 1 for i in range(index.ndim)]) for d, n in enumerate(shape)]
+    grid[dim] = index
+    return tuple(grid)
+
+
+def check_index(name, a, dim, index):
+    """PyTorch's checks of an index tensor; the ops then take its array (an index has no gradient)."""
+    if index.dtype.name not in ("int32", "int64"):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if index.ndim != a.ndim and not (index.ndim <= 1 and a.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    size = a.shape[dim] if a.ndim else 1
+    if index.numel() and (int(index._array.min()) < 0 or int(index._array.max()) >= size):
+        bad = int(index._array.max()) if int(index._array.max()) >= size else int(index._array.min())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+class Gather(Function):
+    """``out[i][j] = a[i][index[i][j]]`` (dim 1): the gradient is added back where each element came from."""
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.dim, ctx.index, ctx.shape = dim, index, a.shape
+        return wrap(a._array[_grid(index, dim)])
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
+        return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None
+
+
+class ScatterAdd(Function):
+    """``out = a`` with ``src[i][j]`` added at ``out[i][index[i][j]]`` (dim 1); repeated indices add up."""
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        ctx.dim, ctx.index = dim, index
+        out = a._array.copy()
+        _device.array_module(out).add.at(out, _grid(index, dim), src._array[_within(index)])
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None, None, Gather.apply(grad, ctx.dim, ctx.index)
+
+
+class Scatter(Function):
+    """``out = a`` with ``src[i][j]`` written at ``out[i][index[i][j]]`` (dim 1). The written places get
+    no gradient from ``a``; ``src`` gets the gradient of the place it was written to."""
+    node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        ctx.dim, ctx.index = dim, index
+        out = a._array.copy()
+        out[_grid(index, dim)] = src._array[_within(index)]
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_a = ScatterValue.apply(grad, ctx.dim, ctx.index, 0)  # overwritten places get nothing
+        return grad_a, None, None, Gather.apply(grad, ctx.dim, ctx.index)
+
+
+class ScatterValue(Function):
+    """``scatter(dim, index, value)``: one number written at every indexed place."""
+    node_name = "ScatterBackward1"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, value):
+        ctx.dim, ctx.index = dim, index
+        out = a._array.copy()
+        out[_grid(index, dim)] = value
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterValue.apply(grad, ctx.dim, ctx.index, 0), None, None, None
+
+
+def _within(index):
+    """The part of ``src`` that ``index`` addresses: its leading block of ``index``'s shape."""
+    return tuple(slice(0, n) for n in index.shape)
+
+
+class IndexAdd(Function):
+    """``out = a`` with row ``source[k]`` added to row ``a[index[k]]`` along ``dim``."""
+    node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source, alpha):
+        ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
+        out = a._array.copy()
+        moved = np.moveaxis(out, dim, 0)  # a view: adding into it adds into out
+        _device.array_module(out).add.at(moved, index, np.moveaxis(source._array, dim, 0) * alpha)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        picked = IndexSelect.apply(grad, ctx.dim, ctx.index)
+        return grad, None, None, picked * ctx.alpha if ctx.alpha != 1 else picked, None
+
+
+class IndexSelect(Function):
+    """``out[k] = a[index[k]]`` along ``dim``; the gradient adds back into the picked rows."""
+    node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.dim, ctx.index, ctx.shape = dim, index, a.shape
+        return wrap(np.take(a._array, index, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
+        return IndexAdd.apply(zeros, ctx.dim, ctx.index, grad, 1), None, None
+
+
+class Sort(Function):
+    """Values in order along ``dim`` and where each came from; the gradient goes back to those places."""
+    node_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, descending, k=None):
+        keys = a._array.astype(np.int64) if a.dtype.name == "bool" else a._array
+        order = np.argsort(-keys if descending else keys, axis=dim, kind="stable")  # ties keep their order
+        if k is not None:
+            order = np.take(order, np.arange(k), axis=dim)
+        ctx.dim, ctx.index, ctx.shape = dim, order, a.shape
+        indices = wrap(order.astype(np.int64))
+        ctx.mark_non_differentiable(indices)
+        return wrap(np.take_along_axis(a._array, order, axis=dim)), indices
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices):
+        zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
+        return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None, None
+
+
+class Topk(Sort):
+    node_name = "TopkBackward0"
