@@ -482,7 +482,9 @@ into the real engine.
 
 ## Set up (once)
 
-    python3.11 -m venv .venv
+With Python 3.11, 3.12 or 3.13:
+
+    python3 -m venv .venv
     .venv/bin/pip install -r requirements.txt
     .venv/bin/pip install -e .
 
