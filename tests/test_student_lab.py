@@ -113,7 +113,7 @@ def test_a_student_runs_the_notebook_and_validates_it_in_chromium(lab, student_e
         page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)  # the kernel is up
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        ran = _wait_until_every_cell_ran(page, student_edition / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+        ran = _wait_until_every_cell_ran(page, lab, student_edition / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
         failed = [(c.id, o.get("ename") or o.get("text", "")[:300]) for c in ran.cells if c.cell_type == "code"
                   for o in c.outputs if o.output_type == "error" or o.get("name") == "stderr"]
         assert not failed, f"cells failed or wrote to stderr in the student's Lab: {failed}"
@@ -136,18 +136,28 @@ def test_a_student_runs_the_notebook_and_validates_it_in_chromium(lab, student_e
     assert not [p for p in problems if "nbgrader" in p.lower() or "exchange" in p.lower()], problems
 
 
-def _wait_until_every_cell_ran(page, path, timeout=120):
-    """Save the notebook (Ctrl+S) until every code cell on disk has run; the saved notebook.
-    (Lab renders only the cells on screen, so the page itself cannot tell.)"""
-    deadline = time.monotonic() + timeout
-    while True:
-        page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
-        page.keyboard.press("Control+s")
-        time.sleep(1.0)
-        nb = nbformat.read(path, as_version=4)
-        code = [c for c in nb.cells if c.cell_type == "code"]
-        if all(c.execution_count for c in code) or time.monotonic() > deadline:
-            return nb
+def _wait_until_every_cell_ran(page, lab, path, timeout=90):
+    """Wait until the kernel has been idle for 2 s (the server knows; Lab renders only the cells on screen), then
+    save (File > Save Notebook) until every non-empty code cell on disk has run; the saved notebook."""
+    import json
+    deadline, idle_since = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        kernels = json.load(urllib.request.urlopen(f"{lab}/api/kernels?token={TOKEN}", timeout=10))
+        if all(k["execution_state"] == "idle" for k in kernels):
+            idle_since = idle_since or time.monotonic()
+            if time.monotonic() - idle_since > 2:
+                page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+                page.locator(".lm-Menu-itemLabel", has_text="Save Notebook").first.click()
+                time.sleep(1)
+                nb = nbformat.read(path, as_version=4)
+                code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]  # Lab skips empty cells
+                if all(c.execution_count for c in code):
+                    return nb
+        else:
+            idle_since = None
+        time.sleep(0.5)
+    page.screenshot(path=str(_screenshots() / "student-lab-failed.png"))
+    pytest.fail(f"after Run All Cells, cells never ran: {[c.id for c in code if not c.execution_count]}")
 
 
 def _screenshots():
