@@ -330,6 +330,7 @@ def install_edition(staged, dest):
         released = json.loads(record.read_text()) if record.is_file() else {}
     except ValueError:
         released = {}
+    released = released if isinstance(released, dict) else {}
     new, kept = {}, []
     for rel, digest in _hashes(staged).items():
         source, target = staged / rel, dest / rel

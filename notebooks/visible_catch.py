@@ -152,7 +152,6 @@ def run_assignment(assignment, student_dir, course_dir=HERE, timeout=TIMEOUT_S):
     env["PYTHONPATH"] = str(student_dir)
     code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import visible_catch; "
             f"visible_catch.child_main({assignment!r}, {str(course_dir)!r}, {timeout!r})")
-    # -I would drop PYTHONPATH; -s keeps the instructor's site-packages away except what the venv needs
     result = subprocess.run([sys.executable, "-c", code], cwd=student_dir, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{assignment}: the runner failed:\n{result.stderr[-4000:]}")
