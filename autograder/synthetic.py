@@ -184,7 +184,7 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
     add("writes-gradebook", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup",
                                         "\n".join(gradebook_attack), "forger"), zero=["walk"], notes=["database"])
     # monkeypatching: each would pass in the kernel; the verifier takes the points back
-    add("patches-helpers", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "walk", (
+    add("patches-helpers", insert_cell(replace_cell(solved, "walk", wrong["walk"]["stops_at_20000"]), "walk", (
         "from autograder import checks\nfrom autograder.checks import a01_graphs\n"
         "a01_graphs.check_walk = lambda walk: None\nchecks.expect = lambda condition, message: None"), "helper-patch"),
         zero=["walk"], notes=["failed verification"], tags={"monkeypatch"})

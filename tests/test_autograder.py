@@ -651,12 +651,13 @@ def test_feedback_has_no_hidden_tests(term):
     assert spy.count(feedback.HIDDEN_LINE) >= 20, "it printed the hidden tests: the filter replaced them"
     planted = sorted(p.name for p in (course_dir / "feedback" / "plants-files" / "01_graphs").iterdir())
     assert planted == ["01_graphs.html", "timestamp.txt"], planted
+    capped = "a01-wrong-3"  # walk__stops_at_20000: passes the visible tests, fails the hidden 50,000-node chain
     assert "walk on a chain of 50000 additions" in _html_text(
-        course_dir / "feedback" / "a01-wrong-2" / "01_graphs" / "01_graphs.html"), "the checks' messages stay"
-    autograder(course_dir, "feedback", "01_graphs", "--student", "a01-wrong-2", "--reveal-hidden")
-    revealed = _html_text(course_dir / "feedback" / "a01-wrong-2" / "01_graphs" / "01_graphs.html")
+        course_dir / "feedback" / capped / "01_graphs" / "01_graphs.html"), "the checks' messages stay"
+    autograder(course_dir, "feedback", "01_graphs", "--student", capped, "--reveal-hidden")
+    revealed = _html_text(course_dir / "feedback" / capped / "01_graphs" / "01_graphs.html")
     assert any(line in revealed for line in hidden), "the leak check sees hidden lines when they are there"
-    autograder(course_dir, "feedback", "01_graphs", "--student", "a01-wrong-2")
+    autograder(course_dir, "feedback", "01_graphs", "--student", capped)
 
 
 @pytest.mark.slow
