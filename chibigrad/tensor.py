@@ -741,7 +741,15 @@ class Tensor:
         return wrap(self._array.any(axis=None if dim is None else _ops._util.wrap_dim(dim, self.ndim)))
 
     def isnan(self):
+        """Where the values are nan: a bool tensor, outside autograd (as every comparison)."""
         return wrap(np.isnan(self._array))
+
+    def isinf(self):
+        return wrap(np.isinf(self._array))
+
+    def isfinite(self):
+        """Neither nan nor infinite: the check a training loop makes on its loss before stepping."""
+        return wrap(np.isfinite(self._array))
 
     def equal(self, other):
         return _ops.equal(self, other)

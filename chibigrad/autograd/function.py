@@ -45,8 +45,17 @@ class BackwardCFunction(Node, FunctionCtx):
     dirty_tensors = ()
     non_differentiable = ()
 
+    _is_python_function = True  # False for the built-in ops, which name their node as PyTorch's C++ does
+
     def apply(self, *grad_outputs):
         return self._forward_cls.backward(self, *grad_outputs)
+
+    def __repr__(self):
+        """A built-in op's node prints as ``<MulBackward0 object at ...>``; PyTorch makes the node
+        class of a Python Function in ``torch.autograd.function``, and its repr says so."""
+        if self._is_python_function:
+            return f"<torch.autograd.function.{type(self).__name__} object at {id(self):#x}>"
+        return super().__repr__()
 
     _array_mode = False  # set by the engine while backward runs on numpy arrays
 
@@ -89,7 +98,8 @@ class FunctionMeta(type):
         cls._separate_setup_context = "setup_context" in attrs or getattr(cls, "_separate_setup_context", False)
         node_name = attrs.get("node_name", f"{name}Backward")
         cls._backward_cls = type(node_name, (BackwardCFunction,), {
-            "_forward_cls": cls, "__module__": cls.__module__, "array_backward": getattr(cls, "array_backward", False)})
+            "_forward_cls": cls, "__module__": cls.__module__, "array_backward": getattr(cls, "array_backward", False),
+            "_is_python_function": "node_name" not in attrs})
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):

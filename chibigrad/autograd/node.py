@@ -58,6 +58,10 @@ class SavedTensor:
 
     __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta")
 
+    def __repr__(self):
+        """``grad_fn._raw_saved_self`` prints as in PyTorch, whose saved tensors are C++ objects."""
+        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
+
     def __init__(self, tensor, is_output):
         if tensor._is_inference:
             raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "

@@ -256,6 +256,18 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return wrap(np.isclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def isnan(a):
+    return a.isnan()
+
+
+def isinf(a):
+    return a.isinf()
+
+
+def isfinite(a):
+    return a.isfinite()
+
+
 def equal(a, b):
     if a.shape != b.shape:
         return False

@@ -120,10 +120,12 @@ def unsqueeze_dims(grad, dims, keepdim):
 
 
 def save_needed(ctx, a, b):
-    """For products: a's gradient needs b and b's needs a, so save only those.
-    (Saving both regardless would keep memory alive that backward never reads.)"""
+    """For products: a's gradient needs b and b's needs a, so save only those, b first.
+    (Saving both regardless would keep memory alive that backward never reads.) b comes
+    first because PyTorch saves them in that order: saved-tensor hooks see b packed, and
+    unpacked, before a."""
     need_a, need_b = ctx.needs_input_grad[:2]
-    ctx.save_for_backward(a if need_b else None, b if need_a else None)
+    ctx.save_for_backward(b if need_a else None, a if need_b else None)
 
 
 def warn(message, category=UserWarning):

@@ -60,7 +60,7 @@ class Rsub(Function):
 
 class Mul(Function):
     node_name = "MulBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
     array_backward = True
 
     @staticmethod
@@ -71,26 +71,26 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
 
 
 class Div(Function):
     node_name = "DivBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
     array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         x, y = arrays(a, b)
         out = np.true_divide(x, y)
         return wrap(out if a.dtype.is_floating_point or b.dtype.is_floating_point else out.astype(np.float32))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (grad / b if ctx.needs_input_grad[0] else None,
                 -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
 
@@ -162,18 +162,18 @@ def _integer_power(x, y):
 class PowTensor(Function):
     """``tensor ** tensor``: both base and exponent get gradients."""
     node_name = "PowBackward1"
-    saved_names = ("self", "exponent", "result")
+    saved_names = ("exponent", "self", "result")  # in PyTorch's order (see save_needed)
 
     @staticmethod
     def forward(ctx, a, b):
         x, y = arrays(a, b)
         out = wrap(np.power(x, y) if x.dtype.kind == "f" else _integer_power(x, y))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         zero = grad.new_zeros(())  # PyTorch's masks: 0 ** 0 has gradient 0 for base and exponent
         grad_a = where(b == 0, zero, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
         grad_b = where((a == 0) & (b >= 0), zero, grad * out * a.log()) if ctx.needs_input_grad[1] else None
@@ -522,33 +522,33 @@ def where(condition, a, b):
 class Maximum(Function):
     """Ties share the gradient equally, as in PyTorch."""
     node_name = "MaximumBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         x, y = arrays(a, b)
         return wrap(np.maximum(x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return _split_by(grad, a > b, a == b), _split_by(grad, a < b, a == b)
 
 
 class Minimum(Function):
     node_name = "MinimumBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         x, y = arrays(a, b)
         return wrap(np.minimum(x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return _split_by(grad, a < b, a == b), _split_by(grad, a > b, a == b)
 
 
