@@ -99,10 +99,23 @@ class Tensor:
     _meta = None  # see _metadata
     __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
 
-    def __init__(self, data=(), requires_grad=False):
-        from .creation import tensor
-        t = tensor(data, dtype=None if isinstance(data, (np.ndarray, Tensor)) else _default_float(),
-                   requires_grad=requires_grad)
+    def __init__(self, *args, requires_grad=False):
+        """The legacy constructor: ``torch.Tensor([1, 2])`` holds data (as floats), ``torch.Tensor(2, 3)``
+        is a float tensor of that shape (uninitialised in PyTorch; zeros here), ``torch.Tensor()`` is empty."""
+        from .creation import tensor, zeros
+        data = args[0] if len(args) == 1 else ()
+        if args and (all(type(a) is int for a in args) or isinstance(data, Size)):
+            t = zeros(*args, requires_grad=requires_grad)
+        elif len(args) > 1:
+            raise TypeError(f"new() received an invalid combination of arguments - got "
+                            f"({', '.join(type(a).__name__ for a in args)})")
+        elif isinstance(data, Tensor):  # PyTorch aliases it: the same data, no warning, no history
+            t = data.detach().requires_grad_(requires_grad)
+        elif isinstance(data, (float, bool, complex)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        else:
+            t = tensor(data, dtype=None if isinstance(data, (np.ndarray, Tensor)) else _default_float(),
+                       requires_grad=requires_grad)
         self._array = t._array
         self._requires_grad = t._requires_grad
 
