@@ -108,11 +108,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     allow_unused = allow_unused or materialize_grads
+    roots = _roots(outputs, grad_outputs)  # PyTorch checks the outputs first, then the inputs
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     edges = [t._gradient_edge() for t in inputs]
-    captured = engine.execute(_roots(outputs, grad_outputs), retain_graph, create_graph, edges, accumulate=False)
+    captured = engine.execute(roots, retain_graph, create_graph, edges, accumulate=False)
     result = []
     for i, (t, edge) in enumerate(zip(inputs, edges)):
         g = captured.get(edge)
