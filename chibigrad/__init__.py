@@ -23,8 +23,8 @@ from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chun
                   matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg, norm, permute, pow, prod, reciprocal,
                   relu, reshape, round, sigmoid, sign, sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh,
                   transpose, unbind, unsqueeze, var, where)
-from .ops import (all, any, argsort, dot, expm1, gather, index_add, index_select, log1p, log2, log10, scatter,
-                  scatter_add, sort, topk)
+from .ops import (all, any, argsort, dot, expm1, fmod, gather, index_add, index_select, log1p, log2, log10,
+                  nonzero, remainder, scatter, scatter_add, sort, topk, unflatten)
 from . import autograd, cuda, memory, nn, optim, profiler, testing, utils
 from .autograd import functional as _functional  # noqa: F401 - torch.autograd.functional, once Tensor exists
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled

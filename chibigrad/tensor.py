@@ -446,6 +446,24 @@ class Tensor:
     def is_contiguous(self):
         return self._array.flags.c_contiguous
 
+    def stride(self, dim=None):
+        """How many elements (not bytes, as numpy counts) to step in memory for each dim.
+
+        A contiguous tensor reports PyTorch's strides, ``prod(shape[i+1:])``: numpy may
+        report something else for a dim of size 1, a step nobody ever takes."""
+        a = self._array
+        if a.flags.c_contiguous:
+            strides, step = [], 1
+            for n in reversed(a.shape):
+                strides.insert(0, step)
+                step *= max(n, 1)
+        else:
+            strides = [s // a.itemsize for s in a.strides]
+        return tuple(strides) if dim is None else strides[_ops._util.wrap_dim(dim, a.ndim)]
+
+    def unflatten(self, dim, sizes):
+        return _ops.unflatten(self, dim, sizes)
+
     def to(self, *args, **kwargs):
         """Change device and/or dtype (differentiable); returns self when nothing changes, as PyTorch."""
         from .ops.pointwise import ToCopy
@@ -676,6 +694,12 @@ class Tensor:
     def __truediv__(self, other):
         return _ops.div(self, other)
 
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.remainder(other, self)
+
     def __rtruediv__(self, other):
         return _ops.rdiv(self, other)
 
@@ -753,6 +777,12 @@ class Tensor:
     def any(self, dim=None):
         return wrap(self._array.any(axis=None if dim is None else _ops._util.wrap_dim(dim, self.ndim)))
 
+    def nonzero(self, *, as_tuple=False):
+        """The indices of the non-zero elements: one row per element (or, as_tuple, one tensor per dim)."""
+        if as_tuple:
+            return tuple(wrap(np.asarray(i, dtype=np.int64)) for i in self._array.nonzero())
+        return wrap(np.argwhere(self._array).astype(np.int64, copy=False))
+
     def isnan(self):
         """Where the values are nan: a bool tensor, outside autograd (as every comparison)."""
         return wrap(np.isnan(self._array))
@@ -827,8 +857,14 @@ class Tensor:
     def relu(self):
         return _ops.relu(self)
 
-    def round(self):
-        return _ops.round(self)
+    def round(self, decimals=0):
+        return _ops.round(self, decimals=decimals)
+
+    def remainder(self, other):
+        return _ops.remainder(self, other)
+
+    def fmod(self, other):
+        return _ops.fmod(self, other)
 
     def floor(self):
         return _ops.floor(self)
@@ -1062,7 +1098,7 @@ def _index_array(index, array):
 
 
 def _default_float():
-    return _dtypes.float32
+    return _dtypes.get_default_dtype()
 
 
 from . import _dtype as _dtypes  # noqa: E402

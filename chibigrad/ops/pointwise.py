@@ -11,7 +11,7 @@ from .. import _device
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from .._dtype import result_type
+from .._dtype import get_default_dtype, result_type
 from ._util import arrays, check_broadcast, cpu_scalars, float_array, save_needed
 
 
@@ -86,7 +86,9 @@ class Div(Function):
         ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         x, y = arrays(a, b)
         out = np.true_divide(x, y)
-        return wrap(out if a.dtype.is_floating_point or b.dtype.is_floating_point else out.astype(np.float32))
+        if not (a.dtype.is_floating_point or b.dtype.is_floating_point):  # int / int: the default float type
+            out = out.astype(get_default_dtype().np_type)
+        return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -121,7 +123,7 @@ class Pow(Function):
         ctx.exponent = exponent
         x = a._array
         if not a.dtype.is_floating_point and isinstance(exponent, float):
-            x = x.astype(np.float32)
+            x = x.astype(get_default_dtype().np_type)
         elif not a.dtype.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return wrap(np.power(x, x.dtype.type(exponent) if x.dtype.kind == "f" else exponent))
@@ -596,6 +598,74 @@ class Round(_ZeroGrad):
     @staticmethod
     def forward(ctx, a):
         return wrap(np.round(a._array))
+
+
+class RoundDecimals(Function):
+    """``round(decimals=d)``: PyTorch scales by 10**d in the tensor's own dtype, rounds half to even,
+    and scales back (for d < 0, divides first), so the last bits match only when done in that order."""
+    node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, a, decimals):
+        x = a._array
+        scale = x.dtype.type(10.0 ** abs(decimals))
+        return wrap(np.rint(x / scale) * scale if decimals < 0 else np.rint(x * scale) / scale)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None
+
+
+class Remainder(Function):
+    """``a % b``, with the sign of ``b`` as Python's ``%``: ``a - floor(a / b) * b``.
+
+    d/da is 1; d/db is ``-floor(a / b)``, a constant between jumps (computed
+    without recording: its own derivative is zero wherever it exists).
+    """
+    node_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        _check_integer_divisor(y)
+        if ctx.needs_input_grad[1]:
+            ctx.quotient = wrap(np.floor(x / y))
+        return wrap(np.remainder(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad * ctx.quotient if ctx.needs_input_grad[1] else None
+
+
+class RemainderScalar(Remainder):
+    node_name = "RemainderBackward0"  # ``tensor % number``: PyTorch's Scalar overload
+
+
+class Fmod(Function):
+    """``fmod(a, b)``, with the sign of ``a`` as C's fmod: ``a - trunc(a / b) * b``."""
+    node_name = "FmodBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        _check_integer_divisor(y)
+        if ctx.needs_input_grad[1]:
+            ctx.quotient = wrap(np.trunc(x / y))
+        return wrap(np.fmod(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad * ctx.quotient if ctx.needs_input_grad[1] else None
+
+
+class FmodScalar(Fmod):
+    node_name = "FmodBackward0"
+
+
+def _check_integer_divisor(y):
+    """An integer remainder by zero is PyTorch's error (a float one is nan)."""
+    if y.dtype.kind in "iub" and not y.all():
+        raise RuntimeError("ZeroDivisionError")
 
 
 class Floor(_ZeroGrad):
