@@ -288,7 +288,7 @@ class AccumulateGrad(Node):
                 grad = check_hook_result(hook, grad, new)
             grad._shared_grad = True  # the hook may have kept it
         if var.grad is None:
-            var.grad = grad if grad_mode._state.enabled else _owned(grad)
+            var.grad = _copy_recorded(grad) if grad_mode._state.enabled else _owned(grad)
         elif grad_mode._state.enabled:
             var.grad = var.grad + grad  # create_graph: keep the graph of the sum
         else:
@@ -304,6 +304,12 @@ def check_hook_result(hook, grad, new):
         raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has changed the type of value (was "
                            f"{grad.type()} got {new.type()})")
     return new
+
+
+def _copy_recorded(grad):
+    """create_graph: PyTorch stores a copy made with ``copy_`` (so ``.grad`` shows ``CopyBackwards``
+    and keeps the gradient's graph behind it), never the very tensor others may hold."""
+    return _tensor.wrap(grad._array.copy()).copy_(grad)
 
 
 def _owned(grad):

@@ -59,8 +59,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     print(f"[warning] {category.__name__}: {message}")
 
 
+def forget_warnings_once():
+    """PyTorch's once-per-process warnings (TORCH_WARN_ONCE) show in every program recorded, since each
+    is recorded in its own process; chibigrad's programs share one (``--json``), so its once-only
+    state is reset before each."""
+    chibigrad = sys.modules.get("chibigrad")
+    if chibigrad is not None:
+        chibigrad.autograd._create_graph_warned = False
+        chibigrad.ops._util._warned_once.clear()
+
+
 def run(path):
     """Execute the program at ``path``; return its normalised output."""
+    forget_warnings_once()
     out = io.StringIO()
     real_stdout = sys.stdout
     sys.stdout = out
