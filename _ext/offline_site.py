@@ -12,9 +12,16 @@ Scripts: sphinx-thebe (which Jupyter Book always loads) adds a CDN address and a
 loader for live code cells, which the book does not use (`launch_buttons.thebe` is
 false); we drop them. Its inline script and sphinx-togglebutton's are also added
 twice, and a `const` declared twice is a console error; we keep each script once.
+
+Opened as files: search results fetch each page to show an excerpt, which a browser
+refuses for file:// pages (a console error per result); there the excerpts are left out.
+
+Narrow screens: `static/chibigrad.css` wraps long inline code and lets wide blocks scroll
+inside themselves, so no page is wider than a phone's screen.
 """
 
 import os
+import shutil
 from importlib import metadata
 from pathlib import Path
 
@@ -33,6 +40,13 @@ def mathjax_source():
     return Path(dist.locate_file("sphinx-mathjax-offline/static/mathjax"))
 
 
+STATIC = Path(__file__).resolve().parent / "static"
+# searchtools.js reads this option when it shows a result; without it no page is fetched.
+# (A top-level const of another script is visible by name, not as a property of window.)
+NO_EXCERPTS_FROM_FILES = ('if (location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined") '
+                          "DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;")
+
+
 def use_local_mathjax(app, config):
     # A relative mathjax_path names a file under _static (sphinx.ext.mathjax).
     config.mathjax_path = f"mathjax/{MATHJAX_ENTRY}"
@@ -41,6 +55,9 @@ def use_local_mathjax(app, config):
 def copy_mathjax(app, exception):
     if app.builder.format != "html":
         return
+    # Our stylesheet, copied on every build (an incremental build keeps an old copy in
+    # _static when it comes through html_static_path).
+    shutil.copyfile(STATIC / "chibigrad.css", Path(app.outdir) / "_static" / "chibigrad.css")
     source = mathjax_source()
     target = Path(app.outdir) / "_static" / "mathjax"
     for part in MATHJAX_PARTS:
@@ -72,6 +89,8 @@ def setup(app):
     if not (mathjax_source() / MATHJAX_ENTRY).is_file():
         raise RuntimeError("sphinx-mathjax-offline is not installed: run `make book`, which installs requirements.txt")
     app.connect("config-inited", use_local_mathjax)
+    app.add_css_file("chibigrad.css")
+    app.add_js_file(None, body=NO_EXCERPTS_FROM_FILES)
     app.connect("html-page-context", drop_thebe_and_duplicates, priority=900)
     app.connect("build-finished", copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,6 +8,8 @@ inside the course's check modules (``autograder/checks``) by ``[hidden test]``. 
 message itself stays: the checks write it for the student ("walk on a chain of 50000
 additions: RecursionError ...").
 """
+import html
+import json
 import re
 from pathlib import Path
 
@@ -53,7 +55,8 @@ def redact_traceback(entries, hidden_lines, hidden_dirs):
         plain = ANSI.sub("", entry)
         first, _, rest = plain.partition("\n")
         match = FILE_FRAME.match(first.strip())
-        if match and any(str(Path(match["path"]).resolve()).startswith(d) for d in hidden_dirs):
+        if match and (any(str(Path(match["path"]).resolve()).startswith(d) for d in hidden_dirs)
+                      or "/autograder/checks/" in match["path"]):
             out.append(f"File [hidden test]\n    {HIDDEN_LINE}\n")
             continue
         if not (CELL_FRAME.match(first.strip()) or match):
@@ -71,8 +74,85 @@ def redact_traceback(entries, hidden_lines, hidden_dirs):
     return out
 
 
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+MIN_SECRET = 12  # shorter lines ("return out") say nothing and would blank honest output
+
+
+def check_lines(dirs):
+    """The stripped lines of the check modules' source files in ``dirs``."""
+    lines = set()
+    for folder in dirs:
+        for path in sorted(Path(folder).rglob("*.py")):
+            lines.update(line.strip() for line in path.read_text(errors="replace").splitlines())
+    return lines
+
+
+class SecretLines:
+    """Finds lines of hidden tests and checks inside any text a submission printed, whole or as
+    part of a longer line (``repr`` of a list of lines, ``'\\n'.join(In)``). A line qualifies if
+    it is at least ``MIN_SECRET`` characters and not visible to the student anyway. Each line
+    is indexed by a word inside it (not its first, which an escape such as ``\\n`` may glue to
+    what comes before), so a text is searched only for the lines whose word it contains."""
+
+    def __init__(self, lines, visible=()):
+        visible = {line.strip() for line in visible}
+        self.lines = {}
+        for line in {line.strip() for line in lines} - visible:
+            if len(line) >= MIN_SECRET:
+                inner = [m.group() for m in _TOKEN.finditer(line) if m.start() > 0 and m.end() < len(line)]
+                self.lines[line] = max(inner, key=len) if inner else None
+
+    def found(self, text):
+        """The secret lines that occur in ``text``."""
+        words = set(_TOKEN.findall(text))
+        return [line for line, word in self.lines.items() if (word is None or word in words) and line in text]
+
+    def redact(self, text):
+        """``text`` with every line that contains a secret line replaced by ``[hidden test]``."""
+        found = self.found(text)
+        if not found:
+            return text, False
+        out = []
+        for line in text.split("\n"):
+            if any(secret in line for secret in found):
+                line = line[:len(line) - len(line.lstrip())] + HIDDEN_LINE
+            out.append(line)
+        return "\n".join(out), True
+
+
+def redact_output(output, secrets):
+    """Hidden lines out of one output (stream, execute_result, display_data, error); returns
+    whether anything was removed. A rich value (HTML, LaTeX, JSON) that contains one is
+    replaced whole; so is one that shows it only once unescaped (``&quot;``)."""
+    hit = False
+    if output.output_type == "stream":
+        output.text, hit = secrets.redact(str(output.get("text", "")))
+    elif output.output_type == "error":
+        output.evalue, hit_value = secrets.redact(str(output.get("evalue", "")))
+        lines = []
+        for entry in output.get("traceback", []):
+            entry, hit_entry = secrets.redact(ANSI.sub("", entry)) if secrets.found(ANSI.sub("", entry)) else (entry, False)
+            hit = hit or hit_entry
+            lines.append(entry)
+        output.traceback = lines
+        hit = hit or hit_value
+    for mime, value in list(output.get("data", {}).items()):
+        text = "".join(value) if isinstance(value, list) else value
+        if not isinstance(text, str) or mime.startswith("image/"):
+            text = json.dumps(value) if not isinstance(text, str) else ""
+        if mime == "text/plain":
+            output.data[mime], hit_plain = secrets.redact(text)
+            hit = hit or hit_plain
+        elif secrets.found(text) or secrets.found(html.unescape(text)):
+            del output.data[mime]
+            output.data.setdefault("text/plain", HIDDEN_LINE)
+            hit = True
+    return hit
+
+
 class RedactHiddenTests(NbGraderPreprocessor):
-    """Hidden-test regions out of the sources, their lines out of every traceback."""
+    """Hidden-test regions out of the sources, their lines out of every traceback, and the
+    lines of hidden tests and checks out of every output, whatever printed them."""
 
     begin_test_delimeter = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
     end_test_delimeter = Unicode("END HIDDEN TESTS").tag(config=True)
@@ -80,16 +160,19 @@ class RedactHiddenTests(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         dirs = self.hidden_dirs or _hidden_dirs()
-        hidden = []
+        hidden, visible = [], []
         for cell in nb.cells:
             cell.source, lines = hidden_regions(cell.source, self.begin_test_delimeter, self.end_test_delimeter)
             hidden += lines
+            visible += cell.source.split("\n")
+        secrets = SecretLines(hidden + sorted(check_lines(dirs)), visible)
         for cell in nb.cells:
             for output in cell.get("outputs", []):
                 if output.output_type == "error":
                     output.traceback = redact_traceback(output.traceback, hidden, dirs)
                     output.evalue = "\n".join(HIDDEN_LINE if line.strip() in {h.strip() for h in hidden if h.strip()}
                                               else line for line in str(output.evalue).split("\n"))
+                redact_output(output, secrets)
         return nb, resources
 
     def preprocess_cell(self, cell, resources, index):  # pragma: no cover - preprocess does the work

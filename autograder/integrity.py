@@ -14,12 +14,16 @@ Static, on each ``submitted/<student>/<assignment>/<notebook>.ipynb`` against th
 
 From grading (``grading/records``): ``tampering while graded``: cells that passed in the kernel
 but not in the clean re-run, course modules the code replaced, writes outside its folder,
-database connections, signals, files named like the grader's packages.
+database connections, signals, files named like the grader's packages; ``normalised before
+grading``: what the grader changed in its copy of the notebook so that nbgrader could grade it
+(``autograder.scoring.normalise``: the release's nbgrader metadata put back, cells claiming a
+graded role the release does not have turned into ordinary cells).
 """
 import csv
 import json
 from pathlib import Path
 
+NORMALISED = "normalised before grading"  # autograder.scoring.NOTE
 TAMPER_SIGNS = ("failed verification", "restored before the tests ran", "outside its folder", "SQLite database",
                 "sent signals", "named like the grader's packages", "changed files outside")
 
@@ -109,7 +113,11 @@ def integrity(course, output=None):
                     findings += _check_file(course, student_dir.name, assignment, name, folder / f"{name}.ipynb")
     for (assignment, student), record in sorted(course.records_all().items()):
         for note in record.get("notes", []):
-            if any(sign in note for sign in TAMPER_SIGNS):
+            if note.startswith(NORMALISED):
+                cell = note[len(NORMALISED):].split(":")[1].strip().removeprefix("cell ")
+                findings.append({"student": student, "assignment": assignment, "notebook": "",
+                                 "category": NORMALISED, "cell": cell, "detail": note.split(": ", 2)[-1]})
+            elif any(sign in note for sign in TAMPER_SIGNS):
                 findings.append({"student": student, "assignment": assignment, "notebook": "",
                                  "category": "tampering while graded", "cell": "", "detail": note})
     output = Path(output or course.reports / "integrity.csv")

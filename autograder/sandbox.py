@@ -5,20 +5,28 @@ The kernel spec the workers use runs ``python -P -m autograder.sandbox kernel -f
 folder off ``sys.path`` until the student's code runs). Before any student code runs,
 this process confines itself, following the policy the worker put in ``$AUTOGRADER_SANDBOX``:
 
+- the hidden checks (``autograder.checks``) are imported while their files can still be read;
 - resource limits (``setrlimit``, inherited by every process the student starts): address
   space (the memory cap), file size, no core dumps, and for non-root graders a process count;
 - Landlock (Linux 5.13+, no privileges needed; silently absent elsewhere): the kernel may
-  write only in its notebook folder and its temporary folder, may not read the course
-  directory or the other jobs' scratch folders, and (Landlock ABI 6+) may not signal
-  processes outside its sandbox, the grader included;
-- an audit hook (``sys.addaudithook``) that reports writes outside the folder, deletions,
-  signals, new processes and database connections to an events file opened beforehand,
-  so the report can say what a submission tried.
+  read only the system's folders, the Python it runs on, the worker's copy of chibigrad and
+  autograder (without the checks' files) and its own folders, may write only in its notebook
+  folder and its temporary folder, may make no device node, and (Landlock ABI 6+) may not
+  signal processes outside its sandbox, the grader included;
+- no capabilities (a kernel started by root stays uid 0 but cannot override permissions, raise
+  its limits, administer the network or the machine);
+- seccomp (Linux x86_64 and aarch64), just before the student's first cell: chmod, chown,
+  extended attributes (ACLs), device nodes and the administrator's calls (reboot, modules,
+  mounts, the clock) fail with EPERM, root or not: Landlock does not cover permission bits;
+- an audit hook (``sys.addaudithook``) that reports writes, permission changes and reads of
+  the course outside the folder, deletions, signals, new processes and database connections
+  to an events file opened beforehand, so the report can say what a submission tried.
 
 Python has no in-process sandbox, so none of this stops a determined attacker who can escape
-Python (ctypes); Landlock and the limits are enforced by the OS kernel and hold regardless.
-Where Landlock is missing the worker still runs every submission in its own scratch copy and
-the grader checks its gradebook and inputs afterwards (see ``autograder/README.md``).
+Python (ctypes) from fooling the tests in its own kernel; Landlock, seccomp and the limits are
+enforced by the OS kernel and hold regardless. Where they are missing the worker still runs
+every submission in its own scratch copy and the grader checks its gradebook and inputs
+afterwards (see ``autograder/README.md``).
 """
 import ctypes
 import errno
@@ -36,6 +44,7 @@ _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
 _RULE_PATH_BENEATH = 1
 _READ_FILE, _WRITE_FILE, _READ_DIR = 1 << 2, 1 << 1, 1 << 3
 _WRITE_DIR = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
+_MAKE_DEVICE = (1 << 6) | (1 << 11)  # MAKE_CHAR, MAKE_BLOCK
 _REFER, _TRUNCATE = 1 << 13, 1 << 14  # ABI 2, ABI 3
 _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
 _PR_SET_NO_NEW_PRIVS = 38
@@ -66,17 +75,20 @@ def landlock_abi():
     return max(int(version), 0)
 
 
-def apply_landlock(read, write, files=()):
+def apply_landlock(read, write, files=(), listable=()):
     """Restrict this process (and every process it starts) to reading beneath ``read``, reading
-    and writing beneath ``write``, and reading and writing the files in ``files``
-    (``/dev/null``). Returns the ABI used, 0 if Landlock is unavailable."""
+    and writing beneath ``write``, reading and writing the files in ``files`` (``/dev/null``),
+    and listing (not reading) the folders in ``listable``. Returns the ABI used, 0 if Landlock
+    is unavailable."""
     abi = landlock_abi()
     if abi < 1:
         return 0
     libc = _libc()
-    write_access = _WRITE_FILE | _WRITE_DIR | (_REFER if abi >= 2 else 0) | (_TRUNCATE if abi >= 3 else 0)
+    # handled but never granted: making device nodes (a root kernel could make one for the disk and read it raw)
+    write_access = ((_WRITE_FILE | _WRITE_DIR) & ~_MAKE_DEVICE) | (_REFER if abi >= 2 else 0) | (
+        _TRUNCATE if abi >= 3 else 0)
     read_access = _READ_FILE | _READ_DIR
-    attr = _RulesetAttr(read_access | write_access, 0,
+    attr = _RulesetAttr(read_access | write_access | _MAKE_DEVICE, 0,
                         (_SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX_SOCKET) if abi >= 6 else 0)
     size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else 8
     ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
@@ -84,7 +96,8 @@ def apply_landlock(read, write, files=()):
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     file_rights = _READ_FILE | _WRITE_FILE | (_TRUNCATE if abi >= 3 else 0)
     try:
-        for paths, access in ((read, read_access), (write, read_access | write_access), (files, file_rights)):
+        for paths, access in ((read, read_access), (write, read_access | write_access), (files, file_rights),
+                              (listable, _READ_DIR)):
             for path in paths:
                 try:
                     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -94,6 +107,8 @@ def apply_landlock(read, write, files=()):
                     allowed = access
                     if not os.path.isdir(path):
                         allowed &= file_rights
+                    if not allowed:
+                        continue
                     rule = _PathBeneath(allowed, fd)
                     if libc.syscall(_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) < 0:
                         raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
@@ -108,40 +123,59 @@ def apply_landlock(read, write, files=()):
     return abi
 
 
-def readable_paths(deny, extra=()):
-    """Paths that together cover the whole file system except the ``deny`` folders: Landlock
-    only allows, so "everything but the course" becomes the siblings along the way down to
-    each denied folder. Symbolic links that lead into (or above) a denied folder are left out.
-    ``extra`` paths (the job's own folders) are added even if they lie inside a denied one."""
-    deny = [os.path.realpath(d) for d in deny]
+def _beneath(path, folder):
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
-    def related(a, b):
-        return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/")
 
-    allowed = []
+def rule_paths(allow, deny):
+    """Paths whose Landlock read rules give exactly: everything beneath an ``allow`` path except
+    what is beneath a ``deny`` path, the deeper of two nested entries winning (a job's folder
+    inside the denied scratch folder is readable; the checks inside the allowed ``autograder``
+    package are not). Landlock only adds rights down a hierarchy, so a rule never goes on a
+    folder above a denied one: such a folder becomes rules for its children, recursively.
+    A symbolic link is kept only if everything it leads to is allowed."""
+    marks = {}
+    for path in allow:
+        marks[os.path.realpath(path)] = True
+    for path in deny:
+        marks[os.path.realpath(path)] = False  # deny wins over allow on the same folder
+    denied = [m for m, ok in marks.items() if not ok]
 
-    def visit(path):
-        if path in deny:
-            return
-        if not any(d.startswith(path.rstrip("/") + "/") for d in deny):
-            allowed.append(path)
+    def state_of(path):
+        found = [m for m in marks if _beneath(path, m)]
+        return marks[max(found, key=len)] if found else False
+
+    out = []
+
+    def visit(path, state):
+        state = marks.get(path, state)
+        if not any(_beneath(m, path) and m != path for m in marks):
+            if state:
+                out.append(path)
             return
         try:
-            names = os.listdir(path)
+            names = sorted(os.listdir(path))
         except OSError:
             return
         for name in names:
             child = os.path.join(path, name)
             if os.path.islink(child):
-                if not any(related(os.path.realpath(child), d) for d in deny):
-                    allowed.append(child)
+                target = os.path.realpath(child)
+                if marks.get(child, state) and state_of(target) and not any(_beneath(d, target) for d in denied):
+                    out.append(child)
             elif os.path.isdir(child):
-                visit(child)
-            else:
-                allowed.append(child)
+                visit(child, state)
+            elif marks.get(child, state):
+                out.append(child)
 
-    visit("/")
-    return allowed + [os.path.realpath(p) for p in extra]
+    visit("/", False)
+    return out
+
+
+def readable_paths(deny, extra=()):
+    """Rules for "the whole file system except the ``deny`` folders", plus the ``extra`` paths
+    (the job's own folders) even where they lie inside a denied one."""
+    return rule_paths(["/", *extra], deny)
 
 
 # ---- resource limits ----------------------------------------------------------------------------------------------
@@ -179,17 +213,33 @@ def apply_limits(policy):
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _PATH_EVENTS = {"os.remove": 0, "os.rmdir": 0, "os.rename": 1, "os.truncate": 0, "shutil.rmtree": 0,
-                "os.chmod": 0, "os.chown": 0, "os.link": 1, "os.symlink": 1, "os.mkdir": 0, "os.utime": 0}
+                "os.link": 1, "os.symlink": 1, "os.mkdir": 0, "os.utime": 0}
+_MODE_EVENTS = {"os.chmod", "os.chown", "os.chflags", "os.setxattr", "os.removexattr"}
+_LIST_EVENTS = {"os.listdir", "os.scandir"}
 SHADOWED = {"autograder", "chibigrad", "numpy", "IPython", "ipykernel", "builtins", "sitecustomize", "usercustomize"}
 _PROCESS_EVENTS = {"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
                    "subprocess.Popen"}
 
 
-def install_audit_hook(events_fd, write_roots, limit=400):
+def _traceback_lines(frame):
+    """Is this open IPython counting the lines of a file for a traceback (of a failing check,
+    say)? Landlock refuses it; it is not the student's attempt."""
+    return frame is not None and frame.f_code.co_name == "count_lines_in_py_file" and \
+        frame.f_code.co_filename.endswith(os.path.join("IPython", "core", "tbtools.py"))
+
+
+def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), public_roots=()):
     """Report (as JSON lines on ``events_fd``) what the student's code tries that the grader
-    wants in its report. An audit hook cannot be removed from Python; it only observes.
-    Returns ``arm()``: events count from then on (not the kernel's own start-up)."""
+    wants in its report: writes, deletions and permission or owner changes outside its
+    folders, reads and listings of ``secret_roots`` (the course, the checks, the solutions;
+    except inside a deeper ``public_roots`` folder, such as the Python it runs on),
+    signals, processes, databases. An audit hook cannot be removed from Python; it only
+    observes, before the call: whether the call then succeeded is for the OS to decide (the
+    worker reports what the sandbox enforced). Returns ``arm()``: events count from then on
+    (not the kernel's own start-up)."""
     roots = tuple(os.path.realpath(r).rstrip("/") + "/" for r in write_roots) + ("/dev/",)
+    marks = {os.path.realpath(r): False for r in public_roots}
+    marks.update({os.path.realpath(r): True for r in secret_roots})
     written, own, armed, home = [0], os.getpid(), [False], os.getcwd()
 
     def emit(kind, detail):
@@ -203,12 +253,20 @@ def install_audit_hook(events_fd, write_roots, limit=400):
         path = os.path.abspath(os.fsdecode(path))
         return None if (path + "/").startswith(roots) else path
 
+    def secret(path):
+        if isinstance(path, int) or path is None:
+            return None
+        path = os.path.realpath(os.fsdecode(path))
+        found = [m for m in marks if _beneath(path, m)]
+        return path if found and marks[max(found, key=len)] and not (path + "/").startswith(roots) else None
+
     def shadows(path):
         """A file that would shadow the grader's packages when imported from the notebook's folder."""
         if isinstance(path, int):
             return False
         rel = os.path.relpath(os.path.abspath(os.fsdecode(path)), home)
-        return rel.split(os.sep)[0].removesuffix(".py") in SHADOWED
+        first = rel.split(os.sep)[0]
+        return first.removesuffix(".py") in SHADOWED or (first == rel and rel.endswith(".pth"))
 
     def hook(event, args):
         if not armed[0]:
@@ -222,6 +280,17 @@ def install_audit_hook(events_fd, write_roots, limit=400):
                     emit("write-outside", where)
                 elif writes and shadows(path):
                     emit("shadow", os.fsdecode(path))
+                elif not writes and (where := secret(path)) and not _traceback_lines(sys._getframe(1)):
+                    emit("read-secret", where)
+            elif event in _LIST_EVENTS:
+                if where := secret(args[0] if args[0] is not None else "."):
+                    emit("read-secret", where)
+            elif event in _MODE_EVENTS:
+                if where := outside(args[0]):
+                    mode = f" {oct(args[1])}" if event == "os.chmod" and isinstance(args[1], int) else ""
+                    emit("mode-outside", f"{event}{mode} on {where}")
+            elif event == "os.symlink" and not outside(args[1]) and (where := outside(args[0])):
+                emit("link-outside", where)  # a link in its folder: harmless to it, not to whoever follows it
             elif event in _PATH_EVENTS:
                 where = outside(args[0]) or (outside(args[1]) if _PATH_EVENTS[event] else None)
                 if where:
@@ -240,19 +309,170 @@ def install_audit_hook(events_fd, write_roots, limit=400):
     return lambda: armed.__setitem__(0, True)
 
 
+# ---- seccomp: what Landlock does not cover -------------------------------------------------------------------------
+
+# syscall numbers (x86_64, aarch64): permission bits, owners and ACLs (Landlock does not mediate them; a
+# kernel that owns the grader's files, or is root, could otherwise change them), and the administrator's
+# calls a root kernel could make (reboot, modules, mounts, the clock, raw file handles, BPF)
+_SECCOMP_DENY = {
+    "x86_64": {"chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
+               "fchmodat": 268, "fchmodat2": 452, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
+               "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "setxattrat": 463,
+               "removexattrat": 466, "reboot": 169, "kexec_load": 246, "kexec_file_load": 320,
+               "init_module": 175, "finit_module": 313, "delete_module": 176, "mount": 165, "umount2": 166,
+               "pivot_root": 155, "swapon": 167, "swapoff": 168, "settimeofday": 164, "clock_settime": 227,
+               "adjtimex": 159, "clock_adjtime": 305, "sethostname": 170, "setdomainname": 171, "acct": 163,
+               "open_by_handle_at": 304, "bpf": 321, "mknod": 133, "mknodat": 259},
+    "aarch64": {"fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "fchmodat2": 452, "setxattr": 5,
+                "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
+                "setxattrat": 463, "removexattrat": 466, "reboot": 142, "kexec_load": 104,
+                "kexec_file_load": 294, "init_module": 105, "finit_module": 273, "delete_module": 106,
+                "mount": 40, "umount2": 39, "pivot_root": 41, "swapon": 224, "swapoff": 225,
+                "settimeofday": 170, "clock_settime": 112, "adjtimex": 171, "clock_adjtime": 266,
+                "sethostname": 161, "setdomainname": 162, "acct": 89, "open_by_handle_at": 265, "bpf": 280,
+                "mknodat": 33},
+}
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+# ---- capabilities -------------------------------------------------------------------------------------------------
+
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities():
+    """Give up every capability, for good (the bounding set too, so running a program cannot
+    bring them back). A kernel started by root stays uid 0 and can still use what root owns,
+    but not override permissions, raise its limits, administer the network, load modules or
+    reboot. Linux only; returns whether it was done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = _libc()
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except (OSError, ValueError):
+        last = 63
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(last + 1):
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EPERM without CAP_SETPCAP: a grader that has none
+    header, data = _CapHeader(_CAP_VERSION_3, 0), (_CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    return True
+
+
+def seccomp_supported():
+    import platform
+    return sys.platform.startswith("linux") and platform.machine() in _SECCOMP_DENY
+
+
+def apply_seccomp():
+    """Make the calls in ``_SECCOMP_DENY`` fail with EPERM for this process and its children
+    (seccomp-bpf; a filter cannot be removed). A call from another architecture's ABI (x32,
+    32-bit) kills the process, so the numbers cannot be dodged. Returns the names denied,
+    or ``[]`` where seccomp or the architecture is not supported."""
+    import platform
+    machine = platform.machine()
+    if not sys.platform.startswith("linux") or machine not in _SECCOMP_DENY:
+        return []
+    deny = _SECCOMP_DENY[machine]
+    ld_w_abs, jeq_k, ret_k = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    jge_k = 0x35  # BPF_JMP|BPF_JGE|BPF_K
+    program = [(ld_w_abs, 0, 0, 4),  # seccomp_data.arch
+               (jeq_k, 1, 0, _AUDIT_ARCH[machine]),
+               (ret_k, 0, 0, _RET_KILL_PROCESS),
+               (ld_w_abs, 0, 0, 0)]  # seccomp_data.nr
+    if machine == "x86_64":  # x32 calls carry bit 30 under the same arch value
+        program += [(jge_k, 0, 1, 0x40000000), (ret_k, 0, 0, _RET_KILL_PROCESS)]
+    numbers = sorted(set(deny.values()))
+    for i, number in enumerate(numbers):  # match: jump to the EPERM return after the last test
+        program.append((jeq_k, len(numbers) - i, 0, number))
+    program += [(ret_k, 0, 0, _RET_ALLOW), (ret_k, 0, 0, _RET_ERRNO | errno.EPERM)]
+    filters = (_SockFilter * len(program))(*[_SockFilter(*insn) for insn in program])
+    prog = _SockFprog(len(program), filters)
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+    return sorted(deny)
+
+
+def preload(modules):
+    """Import ``modules`` (a name ending in ``.*``: the package and its submodules) while their
+    files can still be read: the hidden checks are imported here, then Landlock hides their
+    source, so the tests can call them and the student's code cannot read them."""
+    import importlib
+    import linecache
+    import pkgutil
+    # chibigrad reads this at import; 09_gpu's setup cell sets it so before importing chibigrad (as verify does)
+    os.environ.setdefault("CHIBIGRAD_SIMULATE_CUDA", "auto")
+    for name in modules:
+        package = importlib.import_module(name.removesuffix(".*"))
+        if name.endswith(".*"):
+            for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+                # no try: a check that cannot be imported now could not be later (its file is hidden), and a
+                # kernel that fails to start is reported for every submission instead of costing points silently
+                importlib.import_module(info.name)
+    # Their source lines, as far as tracebacks and inspect know, are none: IPython then stops trying to
+    # open the files for every failing check (an attempt the audit hook would report as the student's).
+    roots = tuple(name.removesuffix(".*") for name in modules)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and module.__name__.startswith(roots):
+            st = os.stat(path)
+            linecache.cache[path] = (st.st_size, st.st_mtime, [], path)
+
+
 # ---- the launcher -------------------------------------------------------------------------------------------------
 
 def confine(policy):
-    """Everything above, in order, for this process. Returns the audit hook's ``arm()``."""
+    """Everything above, in order, for this process: the log and the events file opened, the
+    checks imported (readable only until Landlock), the limits, no capabilities, Landlock, the audit hook.
+    Returns ``arm()``, to call just before student code: it adds the seccomp filter and starts
+    the audit hook's reports."""
     log = os.open(policy["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.close(log)
     events = os.open(policy["events"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    if policy.get("home"):
+        os.environ["HOME"] = policy["home"]  # not the grader's: nothing of it is readable in here
+    preload(policy.get("preload", ()))
     apply_limits(policy)
+    if policy.get("drop_capabilities", True):
+        drop_capabilities()
     if policy.get("landlock", True):
-        apply_landlock(policy["read"], policy["write"], ["/dev/null"])
-    return install_audit_hook(events, policy["write"])
+        apply_landlock(policy["read"], policy["write"], ["/dev/null"], policy.get("list", ()))
+    arm_hook = install_audit_hook(events, policy["write"], secret_roots=policy.get("secret", ()),
+                                  public_roots=policy.get("public", ()))
+
+    def arm():
+        # seccomp last, just before student code: IPython's own start-up copies files with shutil.copy (chmod)
+        if policy.get("seccomp", True):
+            apply_seccomp()
+        arm_hook()
+    return arm
 
 
 def main(argv=None):

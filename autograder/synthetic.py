@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 
 from . import course as course_build
+from . import sandbox
 
 DUE = datetime.datetime(2030, 1, 15, 23, 59, tzinfo=datetime.timezone.utc)
 ON_TIME = DUE - datetime.timedelta(days=1)
@@ -206,6 +207,182 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
         "with open('autograder/checks/a01_graphs.py', 'w') as f:\n"
         "    f.write('def __getattr__(name):\\n    return lambda *args: None\\n')"), "shadow"),
         zero=["walk"], notes=["named like the grader's packages"], tags={"monkeypatch"})
+    return s
+
+
+# ---- issue 13: tricks for unearned points, and notebooks nbgrader used to give up on ------------------------------
+
+def gaming_students(course_dir, assignment="01_graphs"):
+    """Each trick once, on 01_graphs (walk 2, summarize 2, find_leaves 2, depth 3, trace_backward 3
+    points), with the points its honest part earns: tricks earn nothing, and a notebook whose
+    nbgrader metadata was changed still gets exactly what its code earns."""
+    points = exercises(course_dir, assignment)
+    solved = solved_notebook(course_dir, assignment)
+    wrong = {e: dict(a) for e, a in wrong_answers(assignment).items()}
+    s = []
+
+    def add(sid, nb, zero=(), notes=(), **kw):
+        s.append(Student(sid, assignment, nb, _full(points, zero=zero), notes=notes, **kw))
+
+    unanswered = 'raise NotImplementedError("Exercise 01.{0}: replace this line with your code")'
+    displays = solved
+    for exercise, arg in (("walk", "t"), ("summarize", "t")):
+        displays = replace_cell(displays, exercise, f"def {exercise}({arg}):\n    get_ipython().displayhook('ok')\n"
+                                f"    {unanswered.format(exercise)}")
+    add("displays-before-raise", displays, zero=["walk", "summarize"])
+    add("pre-run-display", insert_cell(released_notebook(course_dir, assignment), "setup", (
+        "def _show(*args):\n    get_ipython().displayhook(1.0)\n\n"
+        "get_ipython().events.register('pre_run_cell', _show)"), "callback"), zero=points)
+    fake_import = (
+        "import builtins, types\n\n"
+        "class _Anything(types.ModuleType):\n"
+        "    def __getattr__(self, name):\n        return _Anything(name)\n\n"
+        "    def __call__(self, *args, **kwargs):\n        return None\n\n"
+        "_import = builtins.__import__\n\n"
+        "def _fake_import(name, globals=None, locals=None, fromlist=(), level=0):\n"
+        "    if name.startswith('autograder'):\n        return _Anything(name)\n"
+        "    return _import(name, globals, locals, fromlist, level)\n\n"
+        "globals()['__builtins__'] = dict(vars(builtins), __import__=_fake_import)")
+    add("replaces-builtins-dict", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup",
+                                              fake_import, "fake-imports"),
+        zero=["walk"], notes=["failed verification", "__builtins__"], tags={"monkeypatch"})
+    add("raises-recursion-limit", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup", (
+        "import sys\nfrom autograder import checks\n"
+        "checks.RECURSION_LIMIT = 200000\nsys.setrecursionlimit(200000)\n"
+        "sys.setrecursionlimit = lambda limit: None"), "deeper"), zero=["walk"], tags={"monkeypatch"})
+    add("cuts-cached-graph", insert_cell(replace_cell(solved, "depth", wrong["depth"]["recursive"]), "setup", (
+        "from autograder.checks import deep_chain\n"
+        "node = deep_chain()[1].grad_fn\nfor _ in range(10):\n    node = node._next_nodes[0]\n"
+        "node._next_nodes = (None, None)"), "cutter"), zero=["depth"], tags={"monkeypatch"})
+    flag_off = replace_cell(solved, "summarize", wrong["summarize"]["counts_paths"])
+    tests = next(c for c in flag_off.cells if c.id == "walk-tests")
+    tests.metadata.nbgrader["grade"] = False
+    del tests.metadata.nbgrader["points"]
+    add("grade-flag-off", flag_off, zero=["summarize"], notes=["normalised before grading"])
+    extra = insert_cell(solved, "walk-tests", "print('extra credit, please')", "bonus")
+    next(c for c in extra.cells if c.id == "bonus").metadata["nbgrader"] = {
+        "grade": True, "grade_id": "bonus", "locked": False, "points": 5, "schema_version": 3, "solution": False,
+        "task": False}
+    add("extra-graded-cell", extra, notes=["normalised before grading"])
+    return s
+
+
+# ---- snooping: reading what students must not read, leaking hidden tests, permissions, planted files ----------------
+
+def snooping_students(course_dir, targets, assignment="01_graphs"):
+    """Submissions that go after what grading hides or protects rather than after points: read
+    the checks, the solutions, the course and a classmate's notebook (and use the solutions'
+    ``walk`` if they get it); print the hidden tests they run inside; chmod and chown the
+    course's files and the checks; leave a ``sitecustomize.py``, a ``.pth`` and a package named
+    like the grader's in their folder. ``targets``: absolute paths (``gradebook``, ``other``: a
+    classmate's submitted notebook, ``source``: a source notebook, ``solutions``: the
+    repository's, ``checks``: a check module's file, ``release``: a released notebook)."""
+    points = exercises(course_dir, assignment)
+    solved = solved_notebook(course_dir, assignment)
+    wrong = {e: dict(a) for e, a in wrong_answers(assignment).items()}
+    solution = {c.id: c.source for c in solved.cells}
+    paths = {k: str(v) for k, v in targets.items()}
+    s = []
+
+    def add(sid, nb, zero=(), notes=()):
+        s.append(Student(sid, assignment, nb, _full(points, zero=zero), notes=notes, tags={"snooping"}))
+
+    # reads: each success prints what it read; the solutions' walk replaces a wrong one if it is found
+    reads = (
+        "import glob, json, os, sqlite3\n"
+        f"TARGETS = {paths!r}\n"
+        "import autograder.checks, autograder.checks.a01_graphs as hidden\n"
+        "TARGETS['loaded checks'] = hidden.__file__\n"
+        "TARGETS['repository'] = os.path.join(os.path.dirname(TARGETS['solutions']), '..', '..', '..', 'README.md')\n"
+        "for name, path in TARGETS.items():\n"
+        "    try:\n"
+        "        with open(path, 'rb') as f:\n"
+        "            data = f.read()\n"
+        "        print('READ', name, len(data))\n"
+        "        print(data.decode('utf-8', 'replace'))\n"
+        "        if path.endswith('.ipynb'):\n"
+        "            for cell in json.loads(data)['cells']:\n"
+        "                code = ''.join(cell['source'])\n"
+        "                if code.startswith('def walk') and 'BEGIN SOLUTION' in code:\n"
+        "                    exec(code)\n"
+        "    except Exception as err:\n"
+        "        print('denied', name, type(err).__name__)\n"
+        "for folder in [os.path.dirname(p) for p in TARGETS.values()] + [os.path.dirname(autograder.checks.__file__)]:\n"
+        "    try:\n"
+        "        print('LISTED', folder, os.listdir(folder))\n"
+        "    except Exception as err:\n"
+        "        print('denied', folder, type(err).__name__)\n"
+        "try:\n"
+        "    print(sqlite3.connect(TARGETS['gradebook']).execute('SELECT * FROM grade').fetchall())\n"
+        "except Exception as err:\n"
+        "    print('denied gradebook', type(err).__name__)\n"
+        "try:\n"
+        "    print(hidden.__loader__.get_source(hidden.__name__))\n"
+        "except Exception as err:\n"
+        "    print('denied loader', type(err).__name__)")
+    nb = insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "walk", reads, "snoop")
+    add("reads-secrets", nb, zero=["walk"], notes=["tried to read the course, the checks or the solutions"])
+
+    # leaks: the hidden tests as they run (IPython's own record of each cell), and the checks' frames
+    spy = ("import inspect\n"
+           "def _spy(info):\n"
+           "    print(info.raw_cell)\n"
+           "get_ipython().events.register('pre_run_cell', _spy)\n"
+           "calls = []\n"
+           "_walk = walk\n"
+           "def walk(t):\n"
+           "    calls.append(t)\n"
+           "    if len(calls) <= 3:\n"
+           "        for info in inspect.stack()[1:]:\n"
+           "            print(info.filename, info.lineno, info.code_context)\n"
+           "            try:\n"
+           "                print(inspect.getsource(info.frame))\n"
+           "            except Exception as err:\n"
+           "                print('no source', type(err).__name__)\n"
+           "        import autograder.checks.a01_graphs as hidden\n"
+           "        try:\n"
+           "            print(inspect.getsource(hidden))\n"
+           "        except Exception as err:\n"
+           "            print('no module source', type(err).__name__)\n"
+           "    return _walk(t)")
+    nb = insert_cell(insert_cell(solved, "walk", spy, "spy"), "walk-tests",
+                     "print('\\n'.join(In))\nfrom IPython.display import HTML, display\n"
+                     "display(HTML('<pre>' + '\\n'.join(In) + '</pre>'))\n'\\n'.join(In)", "replay")
+    add("prints-hidden-tests", nb)
+
+    # permissions and owners of the course's files and of the checks (the one the kernel imported too)
+    chmods = ["import os", "import autograder.checks.a01_graphs as hidden",
+              f"attempts = [(os.chmod, {paths['gradebook']!r}, 0), (os.chmod, {paths['other']!r}, 0),",
+              f"            (os.chmod, {paths['source']!r}, 0), (os.chmod, {paths['checks']!r}, 0o777),",
+              f"            (os.chmod, {paths['checks']!r}, 0o600), (os.chmod, hidden.__file__, 0o777),",
+              f"            (os.chown, {paths['gradebook']!r}, (os.getuid(), os.getgid())),",
+              "            (os.chmod, '../../../gradebook.db', 0)]",
+              "for call, path, arg in attempts:",
+              "    try:",
+              "        call(path, *arg) if isinstance(arg, tuple) else call(path, arg)",
+              "        print('changed', path)",
+              "    except OSError as err:",
+              "        print('refused', path, err.strerror)"]
+    add("chmods-files", insert_cell(solved, "setup", "\n".join(chmods), "chmod"),
+        notes=["tried to change permissions or owners outside its folder"]
+        + (["blocked: chmod and chown are refused in the sandbox"] if sandbox.seccomp_supported() else []))
+
+    # files in its own folder that would run or shadow the grader's code if anything imported them
+    plants = ("import os\n"
+              "open('sitecustomize.py', 'w').write('print(\"planted\")\\n')\n"
+              "open('zz-planted.pth', 'w').write('import sys; print(\"planted pth\")\\n')\n"
+              "os.makedirs('autograder', exist_ok=True)\n"
+              "open('autograder/__init__.py', 'w').write('# planted\\n')\n"
+              "open('notes.txt', 'w').write('mine\\n')")
+    add("plants-files", insert_cell(solved, "setup", plants, "plant"),
+        notes=["named like the grader's packages", "not kept in autograded/"])
+
+    # its notebook replaced by a link to the source notebook: nbgrader, unconfined, writes the graded notebook next
+    link = ("import os\n"
+            f"os.remove('{assignment}.ipynb')\n"
+            f"os.symlink({paths['source']!r}, '{assignment}.ipynb')")
+    add("links-notebook", insert_cell(solved, "setup", link, "link"),
+        notes=["made symbolic links in its folder", "removed before nbgrader wrote there"])
     return s
 
 

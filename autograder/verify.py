@@ -29,6 +29,7 @@ work. This raises the bar; it is not a proof: Python has no in-process isolation
 who studies this file and reaches for ``ctypes`` or frame tricks can still defeat it. What the
 OS enforces (``autograder.sandbox``) holds regardless.
 """
+import copy
 import hmac
 import json
 import os
@@ -36,6 +37,13 @@ import sys
 
 _MISSING = object()
 _PREFIXES = ("numpy", "chibigrad", "autograder")
+_CHECKS = "autograder.checks"
+_SYS = ("setrecursionlimit", "getrecursionlimit", "_getframe", "exc_info", "exception", "getrefcount", "intern",
+        "settrace", "gettrace", "setprofile", "getprofile", "addaudithook", "audit")
+# chibigrad's own state that oracles read (its other module state, memory counters and RNGs, is legitimately the
+# student's to change): the ordering every backward uses, dtype tables, testing tolerances
+_GUARDED = {"chibigrad.autograd.engine": ("_ordering",), "chibigrad.testing": ("_TOLERANCES",),
+            "chibigrad._dtype": ("_BY_NUMPY", "_PYTHON_TYPES")}
 _SKIP = ("__main__", "sys", "IPython", "ipykernel", "traitlets", "zmq", "jupyter", "prompt_toolkit", "pygments")
 
 
@@ -71,9 +79,12 @@ def _monitored_modules():
 
 
 def take_snapshot():
-    """``(bindings, functions, cells)``: what must not change, with references to the originals."""
+    """``(bindings, functions, cells, contents)``: what must not change, with references to the
+    originals. Every module-level value of ``autograder.checks`` counts (a submission that sets
+    ``checks.RECURSION_LIMIT = 200000`` or empties a list of cases must not change the checks),
+    and so do the few functions of ``sys`` the checks rely on."""
     modules = _monitored_modules()
-    bindings, functions, cells, seen_classes, seen_functions = [], [], [], set(), set()
+    bindings, functions, cells, contents, seen_classes, seen_functions = [], [], [], [], set(), set()
 
     def add_function(f):
         if id(f) in seen_functions:
@@ -82,11 +93,11 @@ def take_snapshot():
         functions.append((f, f.__code__, f.__defaults__, f.__kwdefaults__))
         for cell in f.__closure__ or ():
             try:
-                contents = cell.cell_contents
+                held = cell.cell_contents
             except ValueError:
                 continue
-            if callable(contents) or type(contents) is type(sys):
-                cells.append((cell, contents))
+            if callable(held) or type(held) is type(sys):
+                cells.append((cell, held))
 
     def add_value(value):
         for inner in (value, getattr(value, "__func__", None), getattr(value, "fget", None),
@@ -102,18 +113,26 @@ def take_snapshot():
                         add_value(member)
 
     for name, module in modules.items():
+        checks = name == _CHECKS or name.startswith(_CHECKS + ".")
         for key, value in list(vars(module).items()):
             if callable(value) or type(value) is type(sys):
                 bindings.append((vars(module), key, value, f"{name}.{key}"))
                 add_value(value)
+            elif (checks and not key.startswith("__")) or key in _GUARDED.get(name, ()):  # the checks' constants
+                bindings.append((vars(module), key, value, f"{name}.{key}"))
+                if type(value) in (list, dict, set):
+                    contents.append((value, copy.copy(value), f"the contents of {name}.{key}"))
         bindings.append((sys.modules, name, module, f"sys.modules[{name!r}]"))
-    return bindings, functions, cells
+    for key in _SYS:  # sys is not snapshotted whole (IPython and this module rebind its streams and hooks)
+        if hasattr(sys, key):
+            bindings.append((vars(sys), key, getattr(sys, key), f"sys.{key}"))
+    return bindings, functions, cells, contents
 
 
 def diff_and_restore(snapshot):
     """Names of what changed since ``snapshot``; each is put back. Written with syntax and the
     C methods of the objects themselves only, so replacing a builtin cannot blind it."""
-    bindings, functions, cells = snapshot
+    bindings, functions, cells, contents = snapshot
     changed = []
     for container, key, value, name in bindings:
         mapping = container if type(container) is dict else type.__dict__["__dict__"].__get__(container)
@@ -127,14 +146,29 @@ def diff_and_restore(snapshot):
         if f.__code__ is not code or f.__defaults__ is not defaults or f.__kwdefaults__ is not kwdefaults:
             changed.append(f"the code of {f.__module__}.{f.__qualname__}")
             f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
-    for cell, contents in cells:
+    for cell, held in cells:
         try:
             current = cell.cell_contents
         except ValueError:
             current = _MISSING
-        if current is not contents:
+        if current is not held:
             changed.append("a variable captured by a function of the course's modules")
-            cell.cell_contents = contents
+            cell.cell_contents = held
+    for value, saved, name in contents:
+        kind = type(value)
+        if kind is dict:
+            same = value.keys() == saved.keys() and all(value[k] is saved[k] for k in saved)
+        elif kind is list:
+            same = len(value) == len(saved) and all(a is b for a, b in zip(value, saved))
+        else:
+            same = value == saved
+        if not same:
+            changed.append(name)
+            value.clear()
+            if kind is list:
+                value.extend(saved)
+            else:
+                value.update(saved)
     return changed
 
 
@@ -203,10 +237,19 @@ def main(arm=lambda: None):
 
     signal.signal(signal.SIGALRM, on_alarm)
     arm()
+    import builtins
+    instructor_modules = {}  # name -> module, as the instructor's cells bound them (torch, np, the checks)
     for cell in cells:
         stderr = io.StringIO()
         sys.stdout, sys.stderr = io.StringIO(), stderr
         error = None
+        before = {}
+        if cell["kind"] != "student":  # the instructor's code runs on the real builtins and its own imports
+            for name, module in instructor_modules.items():
+                if namespace.get(name, _MISSING) is not module:
+                    namespace[name] = module
+            namespace["__builtins__"] = builtins
+            before = dict(namespace)
         signal.setitimer(signal.ITIMER_REAL, max(float(cell["timeout"]), 0.5))
         try:
             if cell["kind"] == "student":
@@ -222,6 +265,17 @@ def main(arm=lambda: None):
             signal.setitimer(signal.ITIMER_REAL, 0)
             sys.stdout, sys.stderr = real_stdout, real_stderr
         tampered = []
+        if namespace.get("__builtins__") is not builtins:
+            namespace["__builtins__"] = builtins
+            tampered.append("the notebook namespace's __builtins__")
+        if cell["kind"] != "student":
+            for name, value in list(namespace.items()):
+                if type(value) is type(sys) and before.get(name, _MISSING) is not value:
+                    instructor_modules[name] = value
+        else:
+            for name, module in instructor_modules.items():
+                if namespace.get(name, _MISSING) is not module:
+                    tampered.append(f"the module the instructor's cells bound to {name!r}")
         if gettrace() is not None or getprofile() is not None:
             settrace(None)
             setprofile(None)

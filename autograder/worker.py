@@ -15,15 +15,26 @@ import logging
 import os
 import re
 import shutil
+import stat
+import subprocess
 import sys
 import time
 import traceback
 import warnings
 from pathlib import Path
 
-from . import execute, gradebook, sandbox
+from . import execute, gradebook, sandbox, scoring
 
 KERNEL_NAME = "autograder-sandbox"
+# what a kernel may read besides its Python, the staged packages and its own folders
+# (not /proc, /sys or the rest of /dev: a root kernel could read the disk, the kernel's memory or other processes)
+SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc",
+               "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+# the machine's secrets inside those (a kernel started by root could read them)
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private",
+                  "/etc/sudoers", "/etc/sudoers.d")
+# what of autograder/ a kernel imports (the launcher, the clean re-run, the checks): add a module here if they do
+KERNEL_MODULES = ("__init__.py", "sandbox.py", "verify.py", "checks")
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -36,6 +47,7 @@ class Worker:
         self.scratch.mkdir(parents=True, exist_ok=True)
         self.template = self.scratch / "template.db"
         gradebook.write_scratch(self.template, init["structure"])
+        self.release = scoring.release_metadata(init["structure"])
         self.runtime = self.scratch / "runtime"
         self.runtime.mkdir(exist_ok=True)
         self._write_kernel_spec()
@@ -43,9 +55,10 @@ class Worker:
             os.environ[name] = "1"
         os.environ["JUPYTER_RUNTIME_DIR"] = str(self.runtime)
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-        deny = init["deny"]
-        needed = [sys.prefix, sys.base_prefix] + [str(Path(__import__(m).__file__).parent) for m in ("chibigrad", "autograder")]
-        self.readable = sandbox.readable_paths(deny, needed) if self.settings.get("landlock", True) else []
+        self.lib = _stage_packages(self.scratch / "lib")
+        os.environ["PYTHONPATH"] = str(self.lib)  # kernels import chibigrad and the checks from here
+        self.deny = list(init["deny"])
+        self.drop_capabilities = _runs_without_capabilities(self.lib)
         self.landlock = sandbox.landlock_abi() if self.settings.get("landlock", True) else 0
         self._config = None
 
@@ -75,7 +88,8 @@ class Worker:
         cfg.CourseDirectory.student_id = student
         cfg.CourseDirectory.course_id = self.course_id
         cfg.Autograde.autograde_preprocessors = [
-            execute.SandboxedExecute, execute.VerifyTests, execute.AfterStudentCode, IgnorePattern,
+            execute.SandboxedExecute, scoring.TestCellOutputs, execute.VerifyTests, scoring.OnlyVerifiedPoints,
+            execute.AfterStudentCode, IgnorePattern,
             ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
         cfg.Execute.kernel_name = KERNEL_NAME
         if self.settings.get("cell_timeout"):
@@ -110,6 +124,7 @@ class Worker:
         context.before_student_code = lambda: self._protect(root, context)
         context.after_student_code = lambda: self._restore(root, context)
         valid = self._check_notebooks(submitted, job["notebooks"], context)
+        self._normalise(submitted, assignment, valid, context)
         tmp = root / "tmp"
         os.environ.update({sandbox.POLICY_ENV: json.dumps(context.policy), "TMPDIR": str(tmp),
                            "IPYTHONDIR": str(tmp / "ipython"), "MPLCONFIGDIR": str(tmp / "mpl"),
@@ -130,20 +145,23 @@ class Worker:
         self._read_events(root, context)
         # a submission nbgrader could not grade is not merged: its grades in the gradebook stay as they were
         result = None if error else gradebook.submission_result(db_url, assignment, student, self.course_id)
-        files = _autograded_files(notebook_dir, context) if notebook_dir.is_dir() else {}
+        keep = {f"{name}.ipynb" for name in job["notebooks"]} | set(job.get("source_files", {})) | {"timestamp.txt"}
+        files = _autograded_files(notebook_dir, context, keep) if notebook_dir.is_dir() else {}
         context.timings["job_s"] = time.monotonic() - begin
         return {"id": job["id"], "assignment": assignment, "student": student, "result": result, "files": files,
                 "notes": context.notes, "cells": context.cells, "verification": context.verification,
                 "timings": {k: round(v, 3) for k, v in context.timings.items()}, "error": error,
-                "valid_notebooks": valid, "sandbox": {"landlock_abi": self.landlock,
-                                                      "memory_mb": self.settings["memory_mb"]}}
+                "valid_notebooks": valid, "sandbox": {"landlock_abi": self.landlock, "memory_mb": self.settings["memory_mb"],
+                                                      "seccomp": bool(sandbox.seccomp_supported()),
+                                                      "capabilities_dropped": self.drop_capabilities}}
 
     def _policy(self, root, notebook_dir):
         tmp = root / "tmp"
+        write = [str(notebook_dir), str(tmp)]
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
-                "write": [str(notebook_dir), str(tmp)],
-                "read": self.readable + [str(notebook_dir), str(tmp), str(self.runtime)],
+                **file_policy(self.lib, write, self.deny, bool(self.landlock)), "seccomp": True,
+                "drop_capabilities": self.drop_capabilities, "home": str(tmp),
                 "events": str(root / "private" / "events.jsonl"), "log": str(root / "private" / "kernel.log")}
 
     def _check_notebooks(self, submitted, expected, context):
@@ -174,6 +192,27 @@ class Worker:
                 continue
             valid.append(name)
         return valid
+
+    def _normalise(self, submitted, assignment, valid, context):
+        """The release's nbgrader metadata on every cell, before nbgrader reads it (``scoring.normalise``);
+        only the scratch copy changes."""
+        import nbformat
+        for name in valid:
+            release = self.release.get((assignment, name[:-len(".ipynb")]))
+            if not release:
+                continue
+            path = submitted / name
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    nb = nbformat.read(path, as_version=4)
+                    changes = scoring.normalise(nb, release)
+                    if changes:
+                        nbformat.write(nb, path)
+            except Exception as err:  # grade it as nbgrader would rather than not at all
+                changes = [f"{name}: could not be normalised ({type(err).__name__}: {str(err)[:200]})"]
+            for change in changes:
+                context.note(change)
 
     def _autograde(self, root, assignment, student):
         from nbgrader.converters import Autograde
@@ -215,22 +254,31 @@ class Worker:
     # ---- what student code may have touched -------------------------------------------------------------------------
 
     def _protect(self, root, context):
-        """Remember every file of the scratch course outside the notebook's own folder."""
-        context.protected = {p: p.read_bytes() for p in _files_outside(root)}
+        """Remember every file of the scratch course outside the notebook's own folder, contents and mode."""
+        context.protected = {p: (p.read_bytes(), p.stat().st_mode & 0o7777) for p in _files_outside(root)}
 
     def _restore(self, root, context):
-        """Put back whatever student code changed outside its folder (Landlock normally forbids it)."""
+        """Put back whatever student code changed outside its folder, contents or modes (Landlock
+        and seccomp normally forbid it), and leave only regular files and folders in the notebook's
+        folder: nbgrader, unconfined, writes the graded notebook there next."""
         protected = getattr(context, "protected", {})
         now = set(_files_outside(root))
         changed = []
-        for path, data in protected.items():
+        for path, (data, mode) in protected.items():
             if path not in now or path.read_bytes() != data:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
                 changed.append(path)
+            if path.stat().st_mode & 0o7777 != mode:
+                path.chmod(mode)
+                changed.append(path)
         for path in now - set(protected):
             path.unlink()
             changed.append(path)
+        removed = _only_plain_files(Path(context.policy["write"][0]))
+        if removed:
+            context.note("left links or special files in its folder; removed before nbgrader wrote there: "
+                         + ", ".join(removed[:5]))
         if changed:
             names = ", ".join(sorted(str(p.relative_to(root)) for p in changed)[:5])
             context.note(f"changed files outside its folder in the grader's scratch copy ({names}); restored")
@@ -252,6 +300,18 @@ class Worker:
             paths = sorted(set(kinds["write-outside"]))
             context.note(f"tried to write or delete outside its folder ({blocked}): {', '.join(paths[:4])}"
                          + (f" and {len(paths) - 4} more" if len(paths) > 4 else ""))
+        if "mode-outside" in kinds:
+            context.note("tried to change permissions or owners outside its folder: "
+                         + "; ".join(self._mode_outcome(e) for e in sorted(set(kinds["mode-outside"]))[:10]))
+        if "read-secret" in kinds:
+            paths = sorted(set(kinds["read-secret"]))
+            how = "blocked by Landlock" if self.landlock else "not blocked: no Landlock here"
+            context.note(f"tried to read the course, the checks or the solutions outside its folder ({how}): "
+                         + ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else ""))
+        if "link-outside" in kinds:
+            paths = sorted(set(kinds["link-outside"]))
+            context.note("made symbolic links in its folder to files outside its folder (removed before nbgrader "
+                         f"wrote there; nothing was written through them): {', '.join(paths[:4])}")
         if "shadow" in kinds:
             context.note("wrote files named like the grader's packages into its folder (to replace them on "
                          f"import): {', '.join(sorted(set(kinds['shadow']))[:4])}")
@@ -262,6 +322,12 @@ class Worker:
                          f"{', '.join(sorted(set(kinds['signal']))[:3])}")
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
+
+    def _mode_outcome(self, event):
+        """``os.chmod 0o0 on /course/gradebook.db (blocked ...)``: what the sandbox let through."""
+        if sandbox.seccomp_supported():
+            return f"{event} (blocked: chmod and chown are refused in the sandbox)"
+        return f"{event} (not blocked: no seccomp on this system)"
 
 
 class _ErrorLog(logging.Handler):
@@ -275,14 +341,38 @@ class _ErrorLog(logging.Handler):
         self.messages.append(record.getMessage()[-3000:])
 
 
-def _autograded_files(directory, context, budget=20_000_000):
-    """The files autograde left in the notebook's folder (what nbgrader keeps in ``autograded/``):
-    regular files only (a symbolic link could point at anything this unconfined process can
-    read), notebooks first, at most ``budget`` bytes in all."""
-    files, used, dropped = {}, 0, []
+def _only_plain_files(directory):
+    """Remove symbolic links (nbgrader would write the graded notebook through one, wherever it
+    points) and special files (a FIFO named like the notebook would hang it) under
+    ``directory``; returns the names removed. Run when no student process is left."""
+    removed = []
+    for dirpath, dirnames, filenames in os.walk(directory):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode) or not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                os.unlink(path)
+                removed.append(os.path.relpath(path, directory))
+                if name in dirnames:
+                    dirnames.remove(name)
+    return removed
+
+
+def _autograded_files(directory, context, keep, budget=20_000_000):
+    """The files of the notebook's folder that go into ``autograded/`` (and so into feedback):
+    the notebooks and the files the release shipped (``keep``), as regular files only (a
+    symbolic link could point at anything this unconfined process can read), at most
+    ``budget`` bytes in all. Whatever the kernel wrote there (a ``sitecustomize.py``, a
+    ``.pth``, a package named like the grader's) stays behind."""
+    files, used, dropped, left = {}, 0, [], []
     paths = sorted(directory.rglob("*"), key=lambda p: (p.suffix != ".ipynb", str(p)))
     for path in paths:
         rel = str(path.relative_to(directory))
+        if path.is_dir() and not path.is_symlink():
+            continue
+        if rel not in keep:
+            left.append(rel)
+            continue
         if path.is_symlink() or any(parent.is_symlink() for parent in path.parents if directory in parent.parents):
             dropped.append(rel)
             continue
@@ -299,7 +389,69 @@ def _autograded_files(directory, context, budget=20_000_000):
     if dropped:
         context.note(f"left files in its folder that were not kept (links, or over {budget >> 20} MB in all): "
                      + ", ".join(dropped[:5]))
+    if left:
+        context.note(f"wrote {len(left)} file(s) into its folder that were not kept in autograded/ (only the "
+                     "notebook and the release's files are): " + ", ".join(sorted(left)[:5])
+                     + (f" and {len(left) - 5} more" if len(left) > 5 else ""))
     return files
+
+
+def file_policy(lib, write, deny, landlock=True):
+    """What a kernel may read and write (``autograder.sandbox``): it reads only the system's
+    folders (less their secrets), the Python it runs on, the staged packages ``lib`` and its own
+    ``write`` folders; not the course, the other jobs, the repository (solutions, history) or
+    anyone's home. The checks are imported before Landlock and unreadable after. ``deny``: the
+    folders that stay unreadable even inside those (the course, the scratch folder, the checks)."""
+    deny = [*deny, str(Path(lib) / "autograder" / "checks"), *(p for p in SYSTEM_SECRETS if os.path.exists(p))]
+    read = ([p for p in SYSTEM_DIRS if os.path.exists(p)]
+            + sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}) + [str(lib)] + list(write))
+    return {"write": list(write), "read": sandbox.rule_paths(read, deny) if landlock else [],
+            "list": [str(Path(lib) / "autograder")], "secret": deny + [str(_repository())], "public": read,
+            "preload": ["autograder.checks.*"]}
+
+
+def _runs_without_capabilities(lib):
+    """Can a kernel start without capabilities? As root, not if its Python or packages are
+    readable only thanks to CAP_DAC_OVERRIDE (a folder of another user); then kernels keep them
+    (and the worker's log says so) rather than fail on every submission."""
+    if os.getuid() != 0:
+        return True
+    code = "from autograder import sandbox; sandbox.drop_capabilities(); import ipykernel.kernelapp, numpy, chibigrad"
+    try:
+        result = subprocess.run([sys.executable, "-P", "-c", code], env=dict(os.environ, PYTHONPATH=str(lib)),
+                                capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return False
+    if result.returncode != 0:
+        logging.warning("kernels keep root's capabilities: without them Python cannot start here: %s",
+                        result.stderr.strip().splitlines()[-1:] or result.returncode)
+    return result.returncode == 0
+
+
+def _repository():
+    """The folder the grader's packages come from (a checkout: its notebooks/ hold the solutions)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _stage_packages(lib):
+    """A copy of chibigrad and autograder that kernels import (``PYTHONPATH``), so a kernel needs
+    nothing of the repository: not even a listing of its top folder, which names the solutions'
+    folders (and, for a course inside it, the students). Kernels import the copy's checks before
+    Landlock, which then denies their folder."""
+    import compileall
+    if lib.exists():
+        _rmtree(lib)
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.md")
+    shutil.copytree(Path(__import__("chibigrad").__file__).resolve().parent, lib / "chibigrad", ignore=skip)
+    source = Path(__file__).resolve().parent
+    for name in KERNEL_MODULES:  # not the rest of the grader: a kernel has no use for it
+        if (source / name).is_dir():
+            shutil.copytree(source / name, lib / "autograder" / name, ignore=skip)
+        else:
+            (lib / "autograder").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / name, lib / "autograder" / name)
+    compileall.compile_dir(str(lib), quiet=1)  # kernels do not write bytecode: compile once here
+    return lib
 
 
 def _files_outside(root):

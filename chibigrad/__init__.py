@@ -25,7 +25,7 @@ from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chun
                   transpose, unbind, unsqueeze, var, where)
 from .ops import (all, any, argsort, dot, expm1, fmod, gather, index_add, index_select, log1p, log2, log10,
                   nonzero, remainder, scatter, scatter_add, sort, topk, unflatten)
-from . import autograd, cuda, memory, nn, optim, profiler, testing, utils
+from . import autograd, cuda, func, memory, nn, optim, profiler, testing, utils
 from .autograd import functional as _functional  # noqa: F401 - torch.autograd.functional, once Tensor exists
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled

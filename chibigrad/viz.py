@@ -9,7 +9,8 @@ that Jupyter shows inline. Arrows point the way gradients flow:
   listing the tensors it saved for backward with their shape and size;
   after a backward without ``retain_graph`` those are drawn struck out: freed;
 - each leaf tensor (blue) under its ``AccumulateGrad`` node, named from
-  ``params`` as torchviz names them.
+  ``params`` as torchviz names them (``show_grad=True`` adds its ``.grad``);
+- optional text on edges (``edge_labels``), e.g. each edge's local derivative.
 
 Graphviz's ``dot`` lays the graph out when it is installed. Otherwise a small
 layered layout written here does, so pictures work (and the book builds)
@@ -31,13 +32,17 @@ LAYER_GAP, BOX_GAP, DUMMY_GAP, MARGIN = 40, 24, 10, 12
 FREED = " \u00b7 freed"  # ends a freed row; the rest of the row is struck out
 
 
-def draw(tensor_or_tensors, params=None, show_saved=True, max_nodes=200, engine="auto"):
+def draw(tensor_or_tensors, params=None, show_saved=True, max_nodes=200, engine="auto",
+         edge_labels=None, show_grad=False):
     """The graph behind one tensor (or several), ready to show or save.
 
     ``params``: ``{name: tensor}`` (e.g. ``dict(model.named_parameters())``)
     to name leaves and outputs. ``max_nodes`` caps the drawing: a graph of a
     long loop can have far more nodes than a picture can show. ``engine``:
     ``"dot"`` (Graphviz), ``"python"`` (built in) or ``"auto"`` (dot if found).
+    ``edge_labels``: ``{(upper, lower): text}`` for the edge from the node that
+    made tensor ``upper`` to the one that made ``lower`` (a leaf's
+    ``AccumulateGrad``). ``show_grad``: write each leaf's ``.grad`` in its box.
     """
     if engine not in ("auto", "dot", "python"):
         raise ValueError(f'engine must be "auto", "dot" or "python", got {engine!r}')
@@ -45,7 +50,8 @@ def draw(tensor_or_tensors, params=None, show_saved=True, max_nodes=200, engine=
         engine = "dot" if shutil.which("dot") else "python"
     tensors = tensor_or_tensors if isinstance(tensor_or_tensors, (list, tuple)) else [tensor_or_tensors]
     names = {id(t): name for name, t in (params or {}).items()}
-    return Graph(*_walk(tensors, names, show_saved, max_nodes), engine=engine)
+    boxes, edges, truncated = _walk(tensors, names, show_saved, max_nodes, show_grad)
+    return Graph(boxes, edges, truncated, engine=engine, labels=_edge_labels(boxes, edges, edge_labels))
 
 
 class Box:
@@ -62,7 +68,7 @@ class Box:
         return f"Box({self.kind!r}, {self.title!r}, {self.rows!r})"
 
 
-def _walk(tensors, names, show_saved, max_nodes):
+def _walk(tensors, names, show_saved, max_nodes, show_grad=False):
     """Breadth-first from the outputs: boxes, and edges ``(from, to, style)``.
 
     A queue, not recursion: a graph built by a long loop is deeper than
@@ -94,10 +100,40 @@ def _walk(tensors, names, show_saved, max_nodes):
             if isinstance(node, AccumulateGrad):
                 var = node.variable
                 title = names.get(id(var), "leaf")
-                leaf = add(Box("leaf", title, [(_describe(var), "plain"), ("requires_grad=True", "plain")], var))
+                rows = [(_describe(var), "plain"), ("requires_grad=True", "plain")]
+                if show_grad and var.grad is not None:
+                    rows.append((_grad_text(var.grad), "plain"))
+                leaf = add(Box("leaf", title, rows, var))
                 edges.append((here, leaf, "dashed"))
         edges.append((parent, seen[id(node)], "solid"))
     return boxes, edges, more is not None
+
+
+def _grad_text(grad):
+    """``grad = -0.35`` for a few numbers, the shape for more."""
+    values = grad.detach().numpy().ravel()
+    if values.size > 4:
+        return f"grad {_shape(grad.shape)}"
+    text = ", ".join(f"{v:.3g}" for v in values)
+    return f"grad = {text}" if grad.dim() == 0 else f"grad = [{text}]"
+
+
+def _edge_labels(boxes, edges, labels):
+    """``{(upper tensor, lower tensor): text}`` -> ``{edge index: text}``."""
+    if not labels:
+        return {}
+    box_of = {}
+    for i, box in enumerate(boxes):
+        if box.kind == "node":
+            box_of[id(box.obj)] = i
+    for a, b, style in edges:  # a leaf tensor is reached through its AccumulateGrad box
+        if style == "dashed":
+            box_of[id(boxes[b].obj)] = a
+
+    def find(t):
+        return box_of.get(id(t.grad_fn if getattr(t, "grad_fn", None) is not None else t))
+    wanted = {(find(u), find(v)): text for (u, v), text in labels.items()}
+    return {i: wanted[a, b] for i, (a, b, _) in enumerate(edges) if (a, b) in wanted}
 
 
 def _node_box(node, show_saved):
@@ -134,8 +170,9 @@ def _size(nbytes):
 class Graph:
     """A drawn graph: shows itself in Jupyter, ``save(path)`` writes SVG, ``to_dot()`` gives DOT text."""
 
-    def __init__(self, boxes, edges, truncated, engine):
+    def __init__(self, boxes, edges, truncated, engine, labels=None):
         self.boxes, self.edges, self.truncated, self.engine = boxes, edges, truncated, engine
+        self.labels = labels or {}  # edge index -> text
 
     def __repr__(self):
         return f"<Graph: {len(self.boxes)} boxes, {len(self.edges)} edges>"
@@ -145,13 +182,17 @@ class Graph:
         lines = ["digraph {", f'  node [shape=plain fontname="{FONT}" fontsize={FONT_SIZE - 1}]',
                  '  edge [color="#555555" arrowsize=0.7]']
         lines += [f"  n{i} [label=<{_dot_label(box)}>]" for i, box in enumerate(self.boxes)]
-        lines += [f"  n{a} -> n{b}" + ("" if style == "solid" else f" [style={style}]") for a, b, style in self.edges]
+        for i, (a, b, style) in enumerate(self.edges):
+            attrs = [] if style == "solid" else [f"style={style}"]
+            if i in self.labels:
+                attrs.append(f'label=" {_dot_escape(self.labels[i])} " fontsize={FONT_SIZE - 1}')
+            lines.append(f"  n{a} -> n{b}" + (f" [{' '.join(attrs)}]" if attrs else ""))
         return "\n".join(lines + ["}"]) + "\n"
 
     def svg(self):
         """The picture as SVG text, laid out by this graph's engine."""
         if self.engine == "python":
-            return _svg(self.boxes, self.edges)
+            return _svg(self.boxes, self.edges, self.labels)
         if not shutil.which("dot"):
             raise RuntimeError('engine="dot" needs Graphviz\'s dot program on PATH; use engine="python"')
         return subprocess.run(["dot", "-Tsvg"], input=self.to_dot(), capture_output=True, text=True,
@@ -164,6 +205,10 @@ class Graph:
         """Write the picture to ``path`` as SVG."""
         with open(path, "w", encoding="utf-8") as f:
             f.write(self.svg())
+
+
+def _dot_escape(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _dot_label(box):
@@ -331,15 +376,24 @@ def _spread_ports(routes, chains):
                 route[end][0] += (k - (len(group) - 1) / 2) * step
 
 
-def _svg(boxes, edges):
-    """The whole picture: edges first, boxes on top."""
+def _svg(boxes, edges, labels=None):
+    """The whole picture: edges first, boxes on top, edge labels over both."""
     centres, sizes, routes, (w, h) = _layout(boxes, edges)
+    marks = [_svg_label(routes[i], text) for i, text in sorted((labels or {}).items())]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
              f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="{FONT}" font-size="{FONT_SIZE}">',
              f'<rect width="{w:.0f}" height="{h:.0f}" fill="white"/>']
     parts += [_svg_edge(route, style) for route, (_, _, style) in zip(routes, edges)]
     parts += [_svg_box(box, centre, size) for box, centre, size in zip(boxes, centres, sizes)]
-    return "\n".join(parts + ["</svg>"]) + "\n"
+    return "\n".join(parts + marks + ["</svg>"]) + "\n"
+
+
+def _svg_label(points, text):
+    """An edge's text on a white patch, halfway down the edge's first stretch."""
+    (ax, ay), (bx, by) = points[0], points[1]
+    x, y, w = (ax + bx) / 2, (ay + by) / 2, len(text) * CHAR_W + 6
+    return (f'<rect x="{x - w / 2:.1f}" y="{y - 8:.1f}" width="{w:.1f}" height="16" rx="3" '
+            f'fill="white" fill-opacity="0.9"/>\n' + _svg_text(x, y, text, ' fill="#a0302b"'))
 
 
 def _svg_edge(points, style):

@@ -512,3 +512,18 @@ def test_profiler_times_ops_nodes_and_named_blocks_and_restores_apply():
     assert torch.autograd.Function.__dict__["apply"] is plain_apply
     with pytest.raises(AttributeError, match="sorts by one of"):
         prof.key_averages().table(sort_by="self_cuda_time_total")
+
+
+def test_torch_func_agrees_with_autograd_functional_and_composes():
+    from chibigrad import func
+    x = torch.tensor(np.random.default_rng(3).normal(size=4))
+
+    def f(t):
+        return (t.tanh() * t.exp()).sum() + t.prod()
+
+    h_func, h_functional = func.hessian(f)(x), torch.autograd.functional.hessian(f, x)
+    np.testing.assert_allclose(h_func.numpy(), h_functional.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(func.jacrev(func.grad(f))(x).numpy(), h_functional.numpy(), rtol=1e-12)
+    third = func.grad(lambda t: func.grad(lambda u: func.grad(lambda v: (v ** 4).sum())(u).sum())(t).sum())(x)
+    np.testing.assert_allclose(third.numpy(), 24 * x.numpy(), rtol=1e-12)
+    assert not third.requires_grad and x.grad is None

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -119,6 +120,132 @@ def test_the_sandbox_confines_a_process(tmp_path):
     assert (course / "gradebook.db").read_text() == "grades"
     events = (job / "private" / "events").read_text()
     assert "write-outside" in events and "gradebook.db" in events
+
+
+def test_rule_paths_let_the_deeper_of_allow_and_deny_win(tmp_path):
+    (tmp_path / "repo" / "pkg" / "checks").mkdir(parents=True)
+    (tmp_path / "repo" / "pkg" / "a.py").write_text("")
+    (tmp_path / "repo" / "notebooks").mkdir()
+    (tmp_path / "scratch" / "job").mkdir(parents=True)
+    (tmp_path / "scratch" / "other").mkdir()
+    (tmp_path / "scratch" / "to-checks").symlink_to(tmp_path / "repo" / "pkg" / "checks")
+    (tmp_path / "scratch" / "to-a").symlink_to(tmp_path / "repo" / "pkg" / "a.py")
+    paths = sandbox.rule_paths([tmp_path / "repo" / "pkg", tmp_path / "scratch", "/usr"],
+                               [tmp_path / "repo" / "pkg" / "checks", tmp_path / "scratch" / "other"])
+    assert "/usr" in paths and str(tmp_path / "repo" / "pkg" / "a.py") in paths
+    assert str(tmp_path / "scratch" / "job") in paths and str(tmp_path / "scratch" / "to-a") in paths
+    for hidden in ("repo", "repo/pkg", "repo/pkg/checks", "repo/notebooks", "scratch", "scratch/other",
+                   "scratch/to-checks"):
+        assert str(tmp_path / hidden) not in paths, hidden
+    assert not any(p in ("/", str(tmp_path)) or p.startswith(str(tmp_path / "repo" / "notebooks")) for p in paths)
+
+
+@pytest.mark.skipif(sandbox.landlock_abi() < 1 or not sandbox.seccomp_supported(),
+                    reason="needs Landlock and seccomp")
+def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
+    """What a grading kernel gets (the worker's policy): the checks imported before Landlock and
+    callable, their source unreadable whichever way it is asked for; nothing of the course, the
+    repository or another folder readable; chmod and chown refused everywhere, even as root."""
+    from autograder import worker
+    lib = worker._stage_packages(tmp_path / "scratch" / "lib")
+    job, course = tmp_path / "scratch" / "job", tmp_path / "course"
+    for sub in ("nb", "tmp", "private"):
+        (job / sub).mkdir(parents=True)
+    course.mkdir()
+    (course / "gradebook.db").write_text("grades")
+    (course / "gradebook.db").chmod(0o644)
+    (tmp_path / "elsewhere.txt").write_text("not for students")
+    policy = {"memory_bytes": 2 << 30, "file_bytes": 1 << 20, "processes": 16, "landlock": True, "seccomp": True,
+              **worker.file_policy(lib, [str(job / "nb"), str(job / "tmp")], [str(course), str(tmp_path / "scratch")]),
+              "home": str(job / "tmp"), "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
+    code = textwrap.dedent("""
+        import inspect, json, os, socket
+        from autograder import sandbox
+        sandbox.confine(json.loads(os.environ["POLICY"]))()
+        def attempt(f):
+            try:
+                f()
+                return "ok"
+            except BaseException as err:
+                return type(err).__name__
+        from autograder.checks import a01_graphs
+        results = {
+            "check runs": attempt(lambda: a01_graphs.check_walk(lambda t: "wrong")),
+            "open check": attempt(lambda: open(a01_graphs.__file__).read()),
+            "getsource": attempt(lambda: inspect.getsource(a01_graphs.check_walk)),
+            "loader": attempt(lambda: a01_graphs.__loader__.get_source(a01_graphs.__name__)),
+            "repository checks": attempt(lambda: open(REPO + "/autograder/checks/a01_graphs.py").read()),
+            "solutions": attempt(lambda: open(REPO + "/notebooks/source/01_graphs/01_graphs.ipynb").read()),
+            "course": attempt(lambda: open(COURSE + "/gradebook.db").read()),
+            "elsewhere": attempt(lambda: open(ELSEWHERE).read()),
+            "chmod course": attempt(lambda: os.chmod(COURSE + "/gradebook.db", 0)),
+            "chown course": attempt(lambda: os.chown(COURSE + "/gradebook.db", 1, 1)),
+            "chmod check": attempt(lambda: os.chmod(a01_graphs.__file__, 0o777)),
+            "chmod own": attempt(lambda: os.chmod(".", 0o700)),
+            "device node": attempt(lambda: os.mknod("disk", 0o600 | 0o060000, os.makedev(8, 0))),
+            "numpy": attempt(lambda: __import__("numpy").ones(3).sum()),
+            "machine secrets": attempt(lambda: open("/etc/shadow").read()),
+            "home": attempt(lambda: os.listdir("/root")),
+            "raw socket": attempt(lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
+        }
+        open("results.json", "w").write(json.dumps(results))
+    """).replace("REPO", repr(str(ROOT))).replace("COURSE", repr(str(course))).replace(
+        "ELSEWHERE", repr(str(tmp_path / "elsewhere.txt")))
+    env = dict(os.environ, POLICY=json.dumps(policy), PYTHONPATH=str(lib))
+    result = subprocess.run([sys.executable, "-P", "-c", code], cwd=job / "nb", env=env, capture_output=True, text=True)
+    assert result.returncode == 0, (job / "private" / "log").read_text()[-3000:]
+    results = json.loads((job / "nb" / "results.json").read_text())
+    assert results["check runs"] == "AssertionError" and results["numpy"] == "ok", results
+    assert results["open check"] == results["repository checks"] == results["solutions"] == "PermissionError"
+    assert results["course"] == results["elsewhere"] == "PermissionError"
+    assert results["home"] == ("PermissionError" if os.path.isdir("/root") else "FileNotFoundError")
+    assert results["machine secrets"] == ("PermissionError" if os.path.exists("/etc/shadow") else "FileNotFoundError")
+    assert results["getsource"] == "OSError" and results["loader"] in ("PermissionError", "ImportError"), results
+    for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node"):
+        assert results[name] == "PermissionError", (name, results)
+    assert (course / "gradebook.db").stat().st_mode & 0o777 == 0o644
+    try:  # root's capabilities are gone (the test itself, if root, may open a raw socket)
+        socket.socket(socket.AF_PACKET, socket.SOCK_RAW).close()
+        assert results["raw socket"] == "PermissionError", results
+    except (PermissionError, AttributeError):
+        pass
+    events = [json.loads(line) for line in (job / "private" / "events").read_text().splitlines()]
+    kinds = {kind for kind, _ in events}
+    assert {"read-secret", "mode-outside"} <= kinds, events
+    assert any(kind == "mode-outside" and "gradebook.db" in detail for kind, detail in events)
+
+
+def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
+    """A submission that prints the hidden tests it ran inside (IPython's ``In``) or the checks'
+    source, as text, as a repr, as HTML or in an error, shows ``[hidden test]`` in their place;
+    its own output and the checks' messages stay."""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    checks_dir = feedback._hidden_dirs()[0]
+    check_line = next(line.strip() for line in (Path(checks_dir) / "a01_graphs.py").read_text().splitlines()
+                      if line.strip().startswith("expect(") and len(line.strip()) > 40)
+    test_source = ("assert walk(x) == []\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import a01_graphs\n"
+                   "a01_graphs.check_walk(walk)\n### END HIDDEN TESTS")
+    history = "\n".join(["x = 1", test_source])
+    outputs = [
+        new_output("stream", name="stdout", text=f"my own line\n{history}\n    {check_line}\n"),
+        new_output("execute_result", data={"text/plain": repr(history)}, execution_count=3),
+        new_output("display_data", data={"text/html": "<pre>" + html.escape(history) + "</pre>",
+                                         "text/plain": "<IPython.core.display.HTML object>"}),
+        new_output("error", ename="AssertionError", evalue=f"walk on a chain of 50000 additions; {check_line}",
+                   traceback=[f"AssertionError: {history}"]),
+    ]
+    nb = new_notebook(cells=[new_code_cell(test_source, outputs=[]), new_code_cell("print(In)", outputs=outputs)])
+    redacted, _ = feedback.RedactHiddenTests(hidden_dirs=[checks_dir]).preprocess(nb, {})
+    text = json.dumps(redacted)
+    for secret in ("a01_graphs.check_walk(walk)", "from autograder.checks import a01_graphs", check_line,
+                   "BEGIN HIDDEN TESTS"):
+        assert json.dumps(secret)[1:-1] not in text, secret
+        assert html.escape(secret) not in text, secret
+    out = redacted.cells[1].outputs
+    assert "my own line" in out[0].text and "assert walk(x) == []" in out[0].text
+    assert out[0].text.count(feedback.HIDDEN_LINE) == 5
+    assert out[1].data["text/plain"] == feedback.HIDDEN_LINE and "text/html" not in out[2].data
+    assert out[3].evalue.startswith(feedback.HIDDEN_LINE) or "walk on a chain" not in check_line
 
 
 def test_the_verifier_sees_and_undoes_replaced_functions():
@@ -264,6 +391,11 @@ def _sha(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def _mode(path):
+    st = Path(path).stat()
+    return st.st_mode, st.st_uid, st.st_gid
+
+
 def _stray_processes():
     found = []
     for pid in os.listdir("/proc"):
@@ -291,9 +423,14 @@ def term(tmp_path_factory):
     times["release_s"] = time.perf_counter() - start
     targets = {"gradebook": course_dir / "gradebook.db",
                "other": course_dir / "submitted" / "a01-solutions" / "01_graphs" / "01_graphs.ipynb",
-               "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb"}
-    students01 = synthetic.normal_students(course_dir, "01_graphs") + synthetic.hostile_students(
-        course_dir, targets=targets)
+               "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb",
+               "release": course_dir / "release" / "01_graphs" / "01_graphs.ipynb",
+               "solutions": course_build.NOTEBOOKS / "source" / "01_graphs" / "01_graphs.ipynb",
+               "checks": ROOT / "autograder" / "checks" / "a01_graphs.py"}
+    students01 = (synthetic.normal_students(course_dir, "01_graphs")
+                  + synthetic.hostile_students(course_dir, targets=targets)
+                  + synthetic.snooping_students(course_dir, targets)
+                  + synthetic.gaming_students(course_dir))
     students02 = synthetic.normal_students(course_dir, "02_backward") + [synthetic.numpy_patch_student(course_dir)]
     roster = synthetic.roster_rows(students01 + students02)
     synthetic.write_roster(base / "roster.csv", roster)
@@ -310,6 +447,8 @@ def term(tmp_path_factory):
             if student_dir.name not in COMPARED:
                 shutil.rmtree(student_dir)
     hashes = {name: _sha(path) for name, path in targets.items() if name != "gradebook"}
+    modes = {name: _mode(path) for name, path in targets.items()}
+    modes.update({f"checks/{p.name}": _mode(p) for p in (ROOT / "autograder" / "checks").glob("*.py")})
     start = time.perf_counter()
     graded = autograder(course_dir, "grade", "--workers", 2, "--cell-timeout", CELL_TIMEOUT)
     times["grade_s"] = time.perf_counter() - start
@@ -318,7 +457,8 @@ def term(tmp_path_factory):
     out.mkdir(parents=True, exist_ok=True)
     (out / "test_times.json").write_text(json.dumps(times, indent=1) + "\n")
     return {"dump": _dump(course_dir), "base": base, "course": course_dir, "students": students01 + students02, "collected": collected,
-            "graded": graded, "copies": copies, "targets": targets, "hashes": hashes, "times": times}
+            "graded": graded, "copies": copies, "targets": targets, "hashes": hashes, "modes": modes,
+            "times": times}
 
 
 @pytest.mark.slow
@@ -380,13 +520,26 @@ def test_the_report_says_what_happened_to_each_hostile_submission(term):
 
 @pytest.mark.slow
 def test_hostile_code_changed_nothing_outside_its_folder(term):
+    """Contents, modes and owners of the gradebook, a classmate's notebook, the source and released
+    notebooks, the repository's solutions and every check module, after the chmods-files student
+    (and the rest of the class) tried to change them."""
     for name, digest in term["hashes"].items():
         assert _sha(term["targets"][name]) == digest, f"{name} changed"
+    for name, before in term["modes"].items():
+        path = term["targets"].get(name) or ROOT / "autograder" / "checks" / name.split("/", 1)[1]
+        assert _mode(path) == before, f"{name}: mode or owner changed from {before} to {_mode(path)}"
+    checks = [name for name in term["modes"] if name.startswith("checks/")]
+    assert len(checks) >= 9 and "gradebook" in term["modes"] and "other" in term["modes"]
     db = sqlite3.connect(term["targets"]["gradebook"])
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL").fetchone()[0] == 0
     assert not (term["course"].parent / "escape.txt").exists()
     assert not _stray_processes(), "processes started by a submission are still running"
+    # what the kernel wrote in its folder stayed in the scratch copy; the link it made in place of its notebook
+    # (to the source notebook, whose hash is checked above) was removed before nbgrader wrote the graded notebook
+    for sid in ("plants-files", "shadows-checks", "links-notebook"):
+        kept = sorted(p.name for p in (term["course"] / "autograded" / sid / "01_graphs").rglob("*"))
+        assert kept == ["01_graphs.ipynb", "timestamp.txt"], (sid, kept)
     chatty = term["course"] / "autograded" / "prints-megabytes" / "01_graphs" / "01_graphs.ipynb"
     assert chatty.stat().st_size < 5_000_000
     assert "WARNING" not in term["graded"].stdout, term["graded"].stdout
@@ -494,6 +647,10 @@ def test_feedback_has_no_hidden_tests(term):
         if found:
             leaks[str(path.relative_to(course_dir))] = found[:3]
     assert not leaks, leaks
+    spy = _html_text(course_dir / "feedback" / "prints-hidden-tests" / "01_graphs" / "01_graphs.html")
+    assert spy.count(feedback.HIDDEN_LINE) >= 20, "it printed the hidden tests: the filter replaced them"
+    planted = sorted(p.name for p in (course_dir / "feedback" / "plants-files" / "01_graphs").iterdir())
+    assert planted == ["01_graphs.html", "timestamp.txt"], planted
     assert "walk on a chain of 50000 additions" in _html_text(
         course_dir / "feedback" / "a01-wrong-2" / "01_graphs" / "01_graphs.html"), "the checks' messages stay"
     autograder(course_dir, "feedback", "01_graphs", "--student", "a01-wrong-2", "--reveal-hidden")
@@ -527,10 +684,16 @@ def test_integrity_flags_what_was_tampered_with(term):
         by_student.setdefault(f["student"], set()).add(f["category"])
     assert "deleted cell" in by_student["a01-deleted-test-cell"]
     for sid in ("patches-helpers", "patches-builtins", "patches-chibigrad", "patches-ipython", "patches-numpy",
-                "deletes-files", "writes-gradebook", "shadows-checks"):
+                "deletes-files", "writes-gradebook", "shadows-checks", "reads-secrets", "chmods-files",
+                "plants-files", "links-notebook"):
         assert "tampering while graded" in by_student.get(sid, set()), (sid, result.stdout)
     assert "not a valid notebook" in by_student["bad-json"]
-    for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "renamed", "mueller"):
+    for sid in ("grade-flag-off", "extra-graded-cell"):  # graded all the same: what was changed is listed
+        assert {"normalised before grading", "changed cell metadata"} <= by_student[sid], (sid, result.stdout)
+    assert "tampering while graded" in by_student["replaces-builtins-dict"]
+    assert "tampering while graded" in by_student["raises-recursion-limit"]
+    for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "a01-wrong-2", "a02-wrong-1", "renamed",
+                   "mueller"):
         assert honest not in by_student, (honest, [f for f in findings if f["student"] == honest])
 
 

@@ -4,8 +4,14 @@ Builds the book with `make book` when `_build/html` is missing or older than its
 sources, serves it on 127.0.0.1 and opens every page of `_toc.yml` in headless
 Chromium (Debian's package, driven by Playwright). A page passes when it logs no
 console error, every request it makes succeeds and stays on this machine, every
-image and inline SVG is there, and its math was typeset by the bundled MathJax.
-The search page must find a page. Screenshots land in `_build/screenshots/`.
+image and inline SVG is there, its math was typeset by the bundled MathJax, and at
+400 px wide (a phone) it does not scroll sideways. Every page is also opened as a
+file (the built folder without a server) and must log no console error there either;
+so must the search page, with results. Screenshots land in `_build/screenshots/`.
+
+The fast checks at the end read the built HTML only: no path of the machine that built
+it, no traceback frame inside chibigrad, no link into notebooks/source (the instructor's
+notebooks), no "seed" (the book cites its source articles by title).
 """
 
 import fcntl
@@ -137,8 +143,8 @@ class PageLog:
         assert not self.errors, f"console errors: {self.errors}"
 
 
-def open_page(browser, url):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def open_page(browser, url, width=1280):
+    page = browser.new_page(viewport={"width": width, "height": 900})
     log = PageLog(page)
     page.goto(url, wait_until="load")
     page.wait_for_load_state("networkidle")
@@ -172,6 +178,67 @@ EMPTY_SVGS = """() => Array.from(document.querySelectorAll('article svg'))
     .filter(svg => !svg.closest('button, .headerlink, .fa, [class*="icon"]'))
     .filter(svg => svg.childElementCount === 0)
     .map(svg => svg.outerHTML.slice(0, 120))"""
+
+
+# Elements that reach past the right edge of a narrow window, for the failure message.
+TOO_WIDE = """() => {
+    const width = document.documentElement.clientWidth;
+    const out = [];
+    for (const el of document.querySelectorAll('body *')) {
+        const r = el.getBoundingClientRect();
+        if (r.right > width + 1 && r.width > 0 && getComputedStyle(el).visibility !== 'hidden') {
+            let inScroller = false;
+            for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+                const o = getComputedStyle(p).overflowX;
+                if ((o === 'auto' || o === 'scroll' || o === 'hidden') && p.getBoundingClientRect().right <= width + 1) {
+                    inScroller = true; break;
+                }
+            }
+            if (!inScroller) out.push(`${el.tagName.toLowerCase()}.${el.className}: right edge ${Math.round(r.right)} px`);
+        }
+        if (out.length >= 8) break;
+    }
+    return out;
+}"""
+PHONE = 400
+
+
+@pytest.mark.parametrize("page_name", toc_pages())
+def test_page_fits_a_phone(browser, site, page_name):
+    page, log = open_page(browser, f"{site}/{page_name}.html", width=PHONE)
+    try:
+        page.evaluate(WAIT_FOR_MATHJAX)
+        page.evaluate(IMAGES_LOADED)
+        scroll_width = page.evaluate("document.documentElement.scrollWidth")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SCREENSHOTS / f"phone-{page_name.removeprefix('book/').replace('/', '-')}.png")
+        assert scroll_width <= PHONE, (f"{page_name} is {scroll_width} px wide at {PHONE} px; too wide: "
+                                       f"{page.evaluate(TOO_WIDE)}")
+        log.assert_clean()
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("page_name", toc_pages())
+def test_page_opened_as_a_file_logs_no_error(browser, site, page_name):
+    page, log = open_page(browser, (HTML / f"{page_name}.html").as_uri())
+    try:
+        page.evaluate(WAIT_FOR_MATHJAX)
+        page.evaluate(IMAGES_LOADED)
+        assert not log.errors, f"console errors: {log.errors}"
+        assert not log.external, f"requests leaving the machine: {log.external}"
+    finally:
+        page.close()
+
+
+def test_search_from_files_logs_no_error(browser, site):
+    page, log = open_page(browser, (HTML / "search.html").as_uri() + "?q=gradient")
+    try:
+        page.wait_for_selector("#search-results ul.search li", timeout=30_000)
+        page.wait_for_timeout(1000)  # excerpts, if any, are fetched after the list appears
+        assert not log.errors, f"console errors: {log.errors}"
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("page_name", toc_pages())
@@ -225,3 +292,43 @@ def test_search_finds_the_root_page(browser, site):
         log.assert_clean()
     finally:
         page.close()
+
+
+# ---- the built HTML, read as text (fast: no browser) ----
+
+def built_pages():
+    return {name: (HTML / f"{name}.html").read_text(encoding="utf-8") for name in toc_pages()}
+
+
+def visible_text(html):
+    html = re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", html)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_html_has_no_path_of_the_build_machine(site):
+    leaks = [str(ROOT), "/tmp/ipykernel", "site-packages", str(Path.home()) + "/"]
+    found = {name: [leak for leak in leaks if leak in html] for name, html in built_pages().items()}
+    assert not {k: v for k, v in found.items() if v}, found
+
+
+# A traceback frame or warning location inside chibigrad: IPython's "File .../chibigrad/x.py:12",
+# Python's 'File ".../chibigrad/x.py", line 12', a warning's "chibigrad/x.py:12: UserWarning".
+INTERNAL_FRAME = re.compile(r'File "?[^\s"]*chibigrad/[\w/]+\.py(:\d+|", line \d+)|'
+                            r"chibigrad/[\w/]+\.py:\d+: \w*Warning")
+
+
+def test_html_shows_no_traceback_frame_inside_chibigrad(site):
+    found = {name: INTERNAL_FRAME.findall(visible_text(html)) for name, html in built_pages().items()}
+    assert not {k: v for k, v in found.items() if v}, found
+    assert any("Traceback" in visible_text(html) for html in built_pages().values()), \
+        "no traceback at all: the check above would prove nothing"
+
+
+def test_html_links_nowhere_into_notebooks_source(site):
+    found = {name: re.findall(r'href="[^"]*notebooks/source[^"]*"', html) for name, html in built_pages().items()}
+    assert not {k: v for k, v in found.items() if v}, found
+
+
+def test_html_never_says_seed(site):
+    found = {name: re.findall(r"(?i).{30}\bseeds?\b.{30}", visible_text(html)) for name, html in built_pages().items()}
+    assert not {k: v for k, v in found.items() if v}, found

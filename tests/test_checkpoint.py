@@ -58,7 +58,8 @@ def test_same_value_and_gradients_as_without_checkpointing(use_reentrant):
     block(x).pow(2).sum().backward()
     plain = grads(x, w)
     y = checkpoint(block, x, use_reentrant=use_reentrant)
-    assert type(y.grad_fn).__name__ == "CheckpointFunctionBackward"
+    # reentrant: one node for the segment; non-reentrant: the segment's own graph, as in PyTorch
+    assert type(y.grad_fn).__name__ == ("CheckpointFunctionBackward" if use_reentrant else "MulBackward0")
     assert torch.allclose(y, block(x))
     y.pow(2).sum().backward()
     assert_same(grads(x, w), plain)
@@ -129,7 +130,7 @@ def test_several_outputs(use_reentrant):
         pick(*two(x)).backward()
         plain = grads(x, w)
         a, b = checkpoint(two, x, use_reentrant=use_reentrant)
-        assert a.grad_fn is b.grad_fn
+        assert (a.grad_fn is b.grad_fn) == use_reentrant
         pick(a, b).backward()
         assert_same(grads(x, w), plain)
 
@@ -355,3 +356,39 @@ def test_checkpointed_forward_keeps_only_segment_inputs():
     assert memory.saved() - start == 3 * activation + (1 + 2) * activation + 2 * weight
     del out
     assert memory.saved() == start
+
+
+def test_non_reentrant_keeps_no_activation_and_recomputes_once_per_backward():
+    """use_reentrant=False: the graph is recorded (real node names) but its saved tensors are only numbers
+    until backward needs them; then the function runs once more, and gradients equal the plain ones."""
+    x, w = make_leaves()
+    runs = []
+
+    def block(a):
+        runs.append(1)
+        return (a @ w).tanh().exp()
+
+    block(x).sum().backward()
+    plain = grads(x, w)
+    y = checkpoint(block, x, use_reentrant=False)
+    node = y.grad_fn
+    assert [type(n).__name__ for n in (node, node.next_functions[0][0])] == ["ExpBackward0", "TanhBackward0"]
+    assert all(type(s).__name__ == "PackedSavedTensor" and isinstance(s._packed, int)
+               for s in node._saved + node.next_functions[0][0]._saved)
+    assert len(runs) == 2
+    y.sum().backward()
+    assert len(runs) == 3
+    assert_same(grads(x, w), plain)
+
+
+def test_non_reentrant_refuses_a_function_that_saves_differently_when_run_again():
+    x, w = make_leaves()
+    calls = []
+
+    def moody(a):
+        calls.append(1)
+        return (a @ w).tanh() if len(calls) == 1 else (a @ w).exp().tanh()
+
+    y = checkpoint(moody, x, use_reentrant=False)
+    with pytest.raises(torch.utils.checkpoint.CheckpointError, match="A different number of tensors was saved"):
+        y.sum().backward()

@@ -680,3 +680,55 @@ def test_integer_output_of_inputs_that_need_grad_is_not_recorded():
     x = torch.tensor([1., 3., 2.], requires_grad=True)
     i = ArgMax.apply(x)
     assert i.item() == 1 and not i.requires_grad and i.grad_fn is None
+
+
+def test_custom_function_node_repr_matches_pytorch():
+    """PyTorch: <torch.autograd.function.MySiLUBackward object at 0x...>; built-in nodes keep
+    their bare name (<MulBackward0 object at 0x...>)."""
+    import chibigrad as torch
+
+    class MySiLU(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = torch.ones(2, requires_grad=True)
+    y = MySiLU.apply(x)
+    assert repr(y.grad_fn).startswith("<torch.autograd.function.MySiLUBackward object at 0x")
+    assert y.grad_fn.name() == "MySiLUBackward" and "grad_fn=<MySiLUBackward>" in repr(y)
+    assert repr((x * x).grad_fn).startswith("<MulBackward0 object at 0x")
+
+
+def test_once_differentiable_errors_only_when_the_grad_output_has_a_graph():
+    """As in PyTorch 2.13: through an Error node when the grad_output requires grad;
+    otherwise the term is silently constant (no error, missing from the second derivative)."""
+    import pytest
+
+    import chibigrad as torch
+    from chibigrad.autograd import once_differentiable
+
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 3 * x ** 2
+
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(Cube.apply(x).sum() + (x ** 3).sum(), x, create_graph=True)
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [6.0, 12.0]  # the Cube term is missing, as in PyTorch
+    (g,) = torch.autograd.grad((Cube.apply(x) ** 2).sum(), x, create_graph=True)
+    assert repr(g.grad_fn).startswith("<Error object at 0x")
+    with pytest.raises(RuntimeError, match="^trying to differentiate twice a function that was marked "
+                                           "with @once_differentiable$"):
+        g.sum().backward()

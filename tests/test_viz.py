@@ -222,3 +222,22 @@ def test_engine_choice(monkeypatch):
         viz.draw(out, engine="dot").svg()
     monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/dot")
     assert viz.draw(out).engine == "dot"
+
+
+def test_edge_labels_and_gradients_are_drawn():
+    import chibigrad as torch
+    from chibigrad import viz
+
+    a = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(-0.5, requires_grad=True)
+    b = w * a
+    loss = 10 - b
+    loss.backward()
+    labels = {(loss, b): "-1", (b, a): "w = -0.50", (b, w): "a = 2.00", (a, b): "not an edge"}
+    graph = viz.draw(loss, params={"a": a, "w": w, "loss": loss}, edge_labels=labels, show_grad=True,
+                     engine="python")
+    assert sorted(graph.labels.values()) == ["-1", "a = 2.00", "w = -0.50"]
+    svg = graph.svg()
+    for text in ("w = -0.50", "a = 2.00", "grad = 0.5", "grad = -2"):
+        assert text in svg, text
+    assert 'label=" w = -0.50 "' in graph.to_dot()

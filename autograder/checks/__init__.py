@@ -34,7 +34,10 @@ from chibigrad.autograd import engine
 from chibigrad.autograd.node import AccumulateGrad
 
 DEEP = 50_000  # nodes in a deep graph: far past Python's recursion limit
-RECURSION_LIMIT = 1000  # Python's default; deep-graph checks run under it
+RECURSION_LIMIT = 1000  # Python's default; deep-graph checks run under it (call() holds its own copy)
+# the checks' own references, taken when this package is imported (in the clean re-run: before any student
+# code), so a submission that replaces sys.setrecursionlimit cannot keep its own limit in force
+_setrecursionlimit, _getrecursionlimit, _getframe = sys.setrecursionlimit, sys.getrecursionlimit, sys._getframe
 
 
 def expect(condition, message):
@@ -46,23 +49,26 @@ def expect(condition, message):
 def call(what, fn, *args, **kwargs):
     """Run a student's ``fn`` under Python's default recursion limit; an
     exception, a RecursionError or a warning becomes an AssertionError that
-    names the case (``what``) and says what went wrong."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(RECURSION_LIMIT, _stack_depth() + 100))
+    names the case (``what``) and says what went wrong.
+
+    The limit is a literal here, not the module's ``RECURSION_LIMIT``: a value a submission can
+    rebind (``checks.RECURSION_LIMIT = 200000`` let a recursive walk pass the deep cases)."""
+    old = _getrecursionlimit()
+    _setrecursionlimit(max(1000, _stack_depth() + 100))
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = fn(*args, **kwargs)
     except RecursionError:
         raise AssertionError(f"{what}: RecursionError. Graphs built by loops are far deeper than Python's "
-                             f"recursion limit ({RECURSION_LIMIT}); walk them with an explicit stack (a list) "
+                             "recursion limit (1000); walk them with an explicit stack (a list) "
                              "instead of recursive calls.") from None
     except AssertionError:
         raise
     except Exception as err:
         raise AssertionError(f"{what} raised {type(err).__name__}: {err}") from err
     finally:
-        sys.setrecursionlimit(old)
+        _setrecursionlimit(old)
     if caught:
         w = caught[0]
         raise AssertionError(f"{what} emitted a warning ({w.category.__name__}: {w.message}); a warning goes to "
@@ -71,7 +77,7 @@ def call(what, fn, *args, **kwargs):
 
 
 def _stack_depth():
-    frame, depth = sys._getframe(), 0
+    frame, depth = _getframe(), 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth
@@ -115,18 +121,50 @@ def names(nodes):
     return [n.name() for n in nodes]
 
 
-@functools.lru_cache(maxsize=None)
 def deep_chain(n=DEEP):
     """``(x, y)`` with ``y = x + c + c + ... (n times)``: n AddBackward0 nodes in a row.
 
-    Cached: building it takes a second or two. AddBackward0 saves nothing, so
-    backward may run through it any number of times; never add hooks to it.
+    Building it takes a second or two, so it is kept between checks, and verified each time it
+    is handed out (about 30 ms): a submission can reach the kept graph (``gc.get_objects``) and
+    cut it short, which would let a recursive walk pass. A graph that is not exactly the chain is
+    built again. AddBackward0 saves nothing, so backward may run through it any number of times;
+    never add hooks to it.
     """
+    x, y = _built_chain(n)
+    if not _is_chain(x, y, n):
+        _built_chain.cache_clear()
+        x, y = _built_chain(n)
+        expect(_is_chain(x, y, n), "the grader could not build its deep test graph (chibigrad's addition was "
+                                   "changed?)")
+    return x, y
+
+
+@functools.lru_cache(maxsize=None)
+def _built_chain(n):
     x, c = leaf(), torch.tensor(1.0, dtype=torch.float64)
     y = x
     for _ in range(n):
         y = y + c
     return x, y
+
+
+def _is_chain(x, y, n):
+    """``y``'s graph is n additions of a constant in a row down to ``x``'s AccumulateGrad, with no
+    hooks or other attributes, and ``x`` is a float64 leaf holding 1.0. Compared with a fresh
+    two-node chain, never with anything kept."""
+    a, c = leaf(), torch.tensor(1.0, dtype=torch.float64)
+    sample = (a + c) + c
+    add, keys = type(sample.grad_fn), set(vars(sample.grad_fn))
+    if type(x) is not type(a) or x.grad_fn is not None or not x.requires_grad or x.dtype != a.dtype \
+            or np.asarray(x._array).shape != () or float(x._array) != 1.0 or type(y) is not type(a):
+        return False
+    node = y.grad_fn
+    for _ in range(n):
+        if type(node) is not add or set(vars(node)) != keys or node._next_nrs != (0, 0) \
+                or len(node._next_nodes) != 2 or node._next_nodes[1] is not None:
+            return False
+        node = node._next_nodes[0]
+    return type(node) is AccumulateGrad and node.variable is x and set(vars(node)) <= set(vars(a._accumulator()))
 
 
 def diamond_chain(k, x=None):
@@ -138,18 +176,18 @@ def diamond_chain(k, x=None):
     return x, y
 
 
-UNARY = [
+UNARY = (  # tuples, as every constant of the checks: nothing a submission can edit in place
     ("tanh", lambda a: a.tanh()),
     ("sin", lambda a: a.sin()),
     ("scale", lambda a: a * 0.5),
     ("square", lambda a: a ** 2),
     ("neg", lambda a: -a),
-]
-BINARY = [
+)
+BINARY = (
     ("add", lambda a, b: a + b),
     ("mul", lambda a, b: a * b),
     ("sub", lambda a, b: a - b),
-]
+)
 
 
 def random_graph(seed, n_ops=30, n_leaves=4, shapes=((),), constants=True, reductions=False):

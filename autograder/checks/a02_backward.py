@@ -9,11 +9,11 @@ from . import (DEEP, assert_close, call, deep_chain, diamond_chain, engine_grads
                gradient_check, leaf, nodes_of, random_graph)
 
 # (shape of the broadcast gradient, shape of the input it goes back to)
-SUM_TO_CASES = [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((4, 2, 3), (2, 1)),
+SUM_TO_CASES = (((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((4, 2, 3), (2, 1)),
                 ((4, 2, 3), ()), ((2, 3), (1, 1)), ((5, 1, 3), (1, 1, 3)), ((3,), (1,)), ((2, 3), (1,)),
-                ((), ()), ((4, 1), (4, 1)), ((2, 3, 4), (3, 1))]
+                ((), ()), ((4, 1), (4, 1)), ((2, 3, 4), (3, 1)))
 # broadcasting pairs of input shapes for the Functions
-PAIRS = [((3,), (2, 3)), ((2, 1), (1, 3)), ((), (2, 2)), ((2, 3), (2, 3)), ((4, 1, 3), (2, 1))]
+PAIRS = (((3,), (2, 3)), ((2, 1), (1, 3)), ((), (2, 2)), ((2, 3), (2, 3)), ((4, 1, 3), (2, 1)))
 
 
 def _numpy_sum_to(g, shape):
@@ -221,6 +221,9 @@ def check_path_sum_grad(path_sum_grad):
     x = leaf(1.5)
     _path_sum_case(path_sum_grad, "y = x * x (two edges from one node to x)", x * x, [x])
     _path_sum_case(path_sum_grad, "y = x * x * x", x * x * x, [x])
+    x1, x2 = leaf(1.5), leaf(1.5)  # a leaf is matched by identity (is), not by value
+    _path_sum_case(path_sum_grad, "y = x1 * x2 + x1 with two different leaves that hold equal values",
+                   x1 * x2 + x1, [x1, x2])
     x, y = diamond_chain(8)
     _path_sum_case(path_sum_grad, "8 diamonds in a row (256 paths)", y, [x])
     other = leaf(2.0)

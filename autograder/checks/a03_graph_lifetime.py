@@ -9,7 +9,8 @@ import chibigrad.nn.functional as F
 from chibigrad import memory
 from chibigrad.autograd.node import FREED_MESSAGE
 
-from . import BINARY, UNARY, assert_close, call, engine_grads, expect, gradient_check, leaf, nodes_of, random_graph
+from . import (BINARY, UNARY, assert_close, call, engine_grads, expect, forbidden, gradient_check, leaf, nodes_of,
+               random_graph)
 
 
 @contextlib.contextmanager
@@ -266,7 +267,23 @@ def _hvp_cases():
     yield "a chain of 200 steps x = (x * y).sin() + x * 0.5", _deep, [(2,), (2,)]
 
 
+HVP_YOURSELF = ("write hvp with torch.autograd.grad yourself: do not call torch.autograd.functional or torch.func, "
+                "which compute Hessian products for you")
+
+
+def _hessian_helpers():
+    """chibigrad's functions that compute a Hessian-vector product, or a Hessian, for the caller."""
+    functional, func = torch.autograd.functional, torch.func
+    return [functional.hvp, functional.vhp, functional.hessian, functional.jacobian, functional.jvp, functional.vjp,
+            func.grad, func.grad_and_value, func.vjp, func.jvp, func.jacrev, func.jacfwd, func.hessian]
+
+
 def check_hvp(hvp):
+    with forbidden(_hessian_helpers(), HVP_YOURSELF):
+        _check_hvp(hvp)
+
+
+def _check_hvp(hvp):
     rng = np.random.default_rng(12)
     for case, f, shapes in _hvp_cases():
         what = f"hvp on {case}"
@@ -322,12 +339,12 @@ def _loop(kind):
     return step, box
 
 
-ALIVE = [("retain_graph=True, nothing kept", lambda n: 0), ("nothing kept", lambda n: 0),
+ALIVE = (("retain_graph=True, nothing kept", lambda n: 0), ("nothing kept", lambda n: 0),
          ("total = total + loss", lambda n: n), ("retain_graph=True and total = total + loss", lambda n: n),
          ("a list of the losses", lambda n: n), ("a list of loss.detach()", lambda n: 0),
          ("a list of loss.item()", lambda n: 0), ("the last loss, kept for printing", lambda n: 1),
          ("every other loss", lambda n: (n + 1) // 2), ("loss.grad_fn kept in a list", lambda n: n),
-         ("hook that reads its own loss (a reference cycle)", lambda n: 0)]
+         ("hook that reads its own loss (a reference cycle)", lambda n: 0))
 
 
 def check_count_alive_graphs(count_alive_graphs):

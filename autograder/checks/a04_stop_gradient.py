@@ -109,6 +109,7 @@ def _state(module):
 def _check_ema_case(ema_update_, what, target, online, decay):
     params, buffers = dict(target.named_parameters()), dict(target.named_buffers())
     arrays = {n: p._array for n, p in params.items()}
+    buffer_arrays = {n: b._array for n, b in buffers.items()}
     versions = {n: p._version for n, p in params.items()}
     flags = {n: p.requires_grad for n, p in params.items()}
     before, online_before = _state(target), _state(online)
@@ -133,6 +134,10 @@ def _check_ema_case(ema_update_, what, target, online, decay):
                      rtol=1e-5, atol=1e-6)
     for n, b in target.named_buffers():
         expect(b is buffers[n], f"{what}: target buffer {n} was replaced by a new tensor; copy into it (copy_)")
+        expect(b._array is buffer_arrays[n] and not np.shares_memory(b._array, online_buffers[n]._array),
+               f"{what}: target buffer {n} now shares its memory with the online network's (b.data = o.data?): "
+               "the target's statistics would move whenever the online network trains; copy the values into the "
+               "target's own buffer (copy_)")
         assert_close(b, online_buffers[n]._array, f"{what}: target buffer {n} (buffers are copied, not averaged)")
     for n, t in [*online.named_parameters(), *online.named_buffers()]:
         assert_close(t, online_before[n]._array, f"{what}: online {n} changed; leave online alone")

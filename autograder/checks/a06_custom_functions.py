@@ -58,7 +58,7 @@ def _sigmoid(z):
     return 1 / (1 + np.exp(-z))
 
 
-SWISH_CASES = [((3,), ()), ((2, 3), ()), ((2, 3), (3,)), ((4, 2), (4, 1)), ((), ()), ((5,), 0.7), ((2, 2), -1.3)]
+SWISH_CASES = (((3,), ()), ((2, 3), ()), ((2, 3), (3,)), ((4, 2), (4, 1)), ((), ()), ((5,), 0.7), ((2, 2), -1.3))
 
 
 def check_swish(Swish):
@@ -111,7 +111,7 @@ def check_swish(Swish):
 
 LSE_YOURSELF = ("write the stable log-sum-exp yourself: do not call chibigrad's logsumexp or log_softmax "
                 "(torch.logsumexp, Tensor.logsumexp, log_softmax)")
-LSE_CASES = [((4,), 0), ((2, 3), 1), ((2, 3), 0), ((2, 3), -1), ((2, 3, 4), 1), ((2, 3, 4), -3), ((1, 5), 1)]
+LSE_CASES = (((4,), 0), ((2, 3), 1), ((2, 3), 0), ((2, 3), -1), ((2, 3, 4), 1), ((2, 3, 4), -3), ((1, 5), 1))
 
 
 def _lse(x, b, dim):

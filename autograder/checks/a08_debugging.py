@@ -254,3 +254,17 @@ def check_grad_norm_logger(GradNormLogger):
     expect(np.isclose(logged["w"][0], _grad_norms(tied)["w"], rtol=1e-12, atol=0),
            "a weight used twice: log the norm of the summed .grad")
     logger.remove()
+    equal = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 3)).double()
+    with torch.no_grad():  # two layers holding equal values (zero biases, copied weights): still two parameters
+        equal[0].bias.zero_()
+        equal[1].bias.zero_()
+        equal[1].weight.copy_(equal[0].weight)
+    logger = call("GradNormLogger on two layers that hold equal values", GradNormLogger, equal)
+    equal(torch.tensor(rng.standard_normal((4, 3)))).pow(2).sum().backward()
+    logged, norms = _logged("two layers that hold equal values", logger), _grad_norms(equal)
+    for n, norm in norms.items():
+        expect(len(logged[n]) == 1 and np.isclose(logged[n][0], norm, rtol=1e-12, atol=0),
+               f"two layers that hold equal values: norms[{n!r}] = {logged[n]}, expected [{norm}]. Tell parameters "
+               "apart by identity (`is`, or id(param) as a key), not by value: different parameters can hold equal "
+               "values")
+    logger.remove()

@@ -89,7 +89,9 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
     needed = _needed(order, targets) if targets is not None else None
     capture = set(targets or ()) if not accumulate else set()
     arrays = None if create_graph or anomaly_mode._state.enabled else _ArrayGrads()
-    evaluate = profiler.timed_node(evaluate_function if arrays is None else arrays.evaluate)
+    evaluate = evaluate_function if arrays is None else arrays.evaluate
+    if profiler._active:  # inside autograd.profiler.profile: each node timed
+        evaluate = profiler.timed_node(evaluate)
     buffers, captured = {}, {}
     for node, nr, grad in roots:
         _add_to_buffer(buffers, node, nr, grad if arrays is None else arrays.unwrap(grad))

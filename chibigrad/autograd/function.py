@@ -45,17 +45,8 @@ class BackwardCFunction(Node, FunctionCtx):
     dirty_tensors = ()
     non_differentiable = ()
 
-    _is_python_function = True  # False for the built-in ops, which name their node as PyTorch's C++ does
-
     def apply(self, *grad_outputs):
         return self._forward_cls.backward(self, *grad_outputs)
-
-    def __repr__(self):
-        """A built-in op's node prints as ``<MulBackward0 object at ...>``; PyTorch makes the node
-        class of a Python Function in ``torch.autograd.function``, and its repr says so."""
-        if self._is_python_function:
-            return f"<torch.autograd.function.{type(self).__name__} object at {id(self):#x}>"
-        return super().__repr__()
 
     _array_mode = False  # set by the engine while backward runs on numpy arrays
 
@@ -97,9 +88,12 @@ class FunctionMeta(type):
         # PyTorch's newer style: a class that defines setup_context has a forward without ctx
         cls._separate_setup_context = "setup_context" in attrs or getattr(cls, "_separate_setup_context", False)
         node_name = attrs.get("node_name", f"{name}Backward")
+        # PyTorch's built-in nodes are C++ classes (<MulBackward0 object at ...>); a Function
+        # written in Python gets a class made in torch/autograd/function.py, and its repr says so.
+        prefix = "" if "node_name" in attrs else "torch.autograd.function."
         cls._backward_cls = type(node_name, (BackwardCFunction,), {
-            "_forward_cls": cls, "__module__": cls.__module__, "array_backward": getattr(cls, "array_backward", False),
-            "_is_python_function": "node_name" not in attrs})
+            "_forward_cls": cls, "__module__": cls.__module__, "_repr_prefix": prefix,
+            "array_backward": getattr(cls, "array_backward", False)})
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
@@ -333,11 +327,39 @@ def _mark_output(ctx, nr, out):
 
 
 def once_differentiable(backward):
-    """Decorate a backward that is not itself differentiable (it runs under no_grad)."""
+    """Decorate a backward that is not itself differentiable (it runs under no_grad).
+
+    As in PyTorch, when a grad_output requires grad (double backward is being recorded
+    through it), the gradients go through an ``Error`` node, so that differentiating them
+    raises instead of silently leaving this term out."""
 
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
         with grad_mode.no_grad():
-            return backward(ctx, *grad_outputs)
+            outputs = backward(ctx, *grad_outputs)
+        if not grad_mode.is_grad_enabled() or not any(
+                isinstance(g, _tensor.Tensor) and g.requires_grad for g in grad_outputs):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = list((outputs,) if single else outputs)
+        where = [i for i, o in enumerate(outs) if isinstance(o, _tensor.Tensor)]
+        errors = DelayedError.apply(*[outs[i].detach().requires_grad_() for i in where])
+        for i, e in zip(where, errors if isinstance(errors, tuple) else (errors,)):
+            outs[i] = e
+        return outs[0] if single else tuple(outs)
 
     return wrapper
+
+
+class DelayedError(Function):
+    """The node ``once_differentiable`` puts after a backward: differentiating through it raises."""
+    node_name = "Error"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        outputs = tuple(t.detach() for t in tensors)
+        return outputs if len(outputs) > 1 else outputs[0]
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")

@@ -265,15 +265,18 @@ def _gradient_of_scalar(func, inputs, v, fn_name, create_graph, strict):
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)``: the gradient with a graph, then a vjp of it."""
+    # BEGIN EXERCISE 03.hvp
     with enable_grad():
         inputs_tuple, inputs, v, out, gradient = _gradient_of_scalar(func, inputs, v, "vhp", create_graph, strict)
         grads = _grad(gradient, inputs, v, create_graph)
         result = _zeros_for_none(grads, inputs, strict, create_graph, "double_back")
     return _finish((out,), create_graph)[0], _untuple(_finish(result, create_graph), inputs_tuple)
+    # END EXERCISE
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)``: the double-backward trick applied to the gradient."""
+    # BEGIN EXERCISE 03.hvp
     with enable_grad():
         inputs_tuple, inputs, v, out, gradient = _gradient_of_scalar(func, inputs, v, "hvp", create_graph, strict)
         u = tuple(creation.zeros_like(t, requires_grad=True) for t in inputs)
@@ -281,6 +284,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         grads = _grad(u_times_h, u, v, create_graph)
         result = _zeros_for_none(grads, inputs, strict, create_graph, "double_back_trick")
     return _finish((out,), create_graph)[0], _untuple(_finish(result, create_graph), inputs_tuple)
+    # END EXERCISE
 
 
 def _gradient_with_graph(out, inputs, strict):

@@ -230,8 +230,10 @@ class Node:
     def name(self):
         return type(self).__name__
 
+    _repr_prefix = ""  # "torch.autograd.function." for a custom Function's node, as PyTorch prints it
+
     def __repr__(self):
-        return f"<{type(self).__name__} object at {id(self):#x}>"
+        return f"<{self._repr_prefix}{type(self).__name__} object at {id(self):#x}>"
 
     def __call__(self, *grad_outputs):
         return self.apply(*grad_outputs)

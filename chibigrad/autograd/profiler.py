@@ -58,9 +58,7 @@ class _Recorder:
 
 
 def timed_node(evaluate):
-    """The engine's ``evaluate(node, ...)``, timed under the node's name while a profile is active."""
-    if not _active:
-        return evaluate
+    """The engine's ``evaluate(node, ...)``, timed under the node's name (while a profile is active)."""
     recorder = _active[-1]._recorder
 
     @functools.wraps(evaluate)

@@ -1,28 +1,28 @@
 """Gradient checkpointing: trade compute for memory.
 
 Backward needs the activations forward saved, and in a deep network they
-dominate memory. ``checkpoint(function, *args)`` runs ``function`` without
-recording a graph and keeps only its inputs. When backward reaches that point
-it runs ``function`` again, recording this time, and backpropagates through
-the fresh graph. The segment's activations exist only during its own
-backward; the price is one extra forward pass.
+dominate memory. ``checkpoint(function, *args)`` keeps none of ``function``'s
+activations; when backward needs them it runs ``function`` again. The
+segment's activations exist only during its own backward; the price is one
+extra forward pass. PyTorch has two variants, and so does chibigrad:
 
-The whole mechanism is one custom ``autograd.Function`` whose backward calls
-the engine again (PyTorch calls this the *reentrant* variant).
-
-``use_reentrant=False`` uses the same Function, with two additions that give
-it the non-reentrant variant's behaviour: keyword arguments are allowed (and
-tensors among them get gradients), and the call is recorded even when no
-input requires grad, so the parameters inside ``function`` still get theirs.
-Unlike PyTorch's, the output's ``grad_fn`` is ``CheckpointFunctionBackward``
-in both variants, and ``autograd.grad`` does not reach parameters inside a
-checkpoint (the inner backward accumulates into their ``.grad``).
+- ``use_reentrant=True``: one custom ``autograd.Function`` whose forward runs
+  ``function`` without recording a graph and keeps only its inputs, and whose
+  backward records ``function`` again and calls the engine on it (the engine is
+  *re-entered*). The output's grad_fn is ``CheckpointFunctionBackward``.
+- ``use_reentrant=False`` (recommended): ``function`` is recorded as usual, so
+  the output's grad_fn is the real last op, but under saved-tensor hooks
+  (``autograd.graph.saved_tensors_hooks``) that keep only a number per saved
+  tensor. The first time backward unpacks one, ``function`` runs again and every
+  saved tensor is served from that recomputation. Keyword arguments work, and
+  parameters get gradients even when no input requires one.
 """
 import contextlib
 import warnings
 
 from .. import creation
 from ..autograd import Function, backward, enable_grad, no_grad
+from ..autograd.graph import saved_tensors_hooks
 from ..tensor import Tensor
 
 
@@ -87,13 +87,54 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
-    names, n = tuple(kwargs), len(args)
+    recomputation = _Recomputation(function, args, kwargs, preserve_rng_state)
+    with saved_tensors_hooks(recomputation.pack, recomputation.unpack):
+        return function(*args, **kwargs)
 
-    def run(*flat):  # keyword arguments travel as positional ones, after args
-        return function(*flat[:n], **dict(zip(names, flat[n:n + len(names)])))
 
-    anchor = creation.empty(0, requires_grad=True)  # forces recording; receives no gradient
-    return CheckpointFunction.apply(run, preserve_rng_state, *args, *kwargs.values(), anchor)
+class CheckpointError(RuntimeError):
+    pass
+
+
+class _Recomputation:
+    """The saved-tensor hooks of one non-reentrant checkpoint: forward's saved tensors are dropped and
+    numbered; the first unpack runs ``function`` again and keeps what it saves, in the same order."""
+
+    def __init__(self, function, args, kwargs, preserve_rng_state):
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.rng_state = creation.get_rng_state() if preserve_rng_state else None
+        self.saved_in_forward, self.recomputed = 0, None
+
+    def pack(self, tensor):
+        self.saved_in_forward += 1
+        return self.saved_in_forward - 1  # only its place in the order
+
+    def unpack(self, index):
+        if self.recomputed is None:
+            self.recomputed = self._recompute()
+        return self.recomputed[index]
+
+    def _recompute(self):
+        saved = []
+        inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a for a in self.args]
+        with _replayed_rng(self.rng_state), enable_grad(), saved_tensors_hooks(_keep_in(saved), _unused):
+            self.function(*inputs, **self.kwargs)
+        if len(saved) != self.saved_in_forward:
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
+                f"recomputation.\nNumber of tensors saved during forward: {self.saved_in_forward}\n"
+                f"Number of tensors saved during recomputation: {len(saved)}")
+        return saved
+
+
+def _keep_in(saved):
+    def pack(tensor):
+        saved.append(tensor.detach())
+    return pack
+
+
+def _unused(packed):
+    raise AssertionError("the recomputed graph is never differentiated")
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):

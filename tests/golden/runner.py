@@ -26,6 +26,7 @@ ALIASES = {
     "torch.autograd": "chibigrad.autograd",
     "torch.autograd.functional": "chibigrad.autograd.functional",
     "torch.autograd.graph": "chibigrad.autograd.graph",
+    "torch.func": "chibigrad.func",
     "torch.nn": "chibigrad.nn",
     "torch.nn.functional": "chibigrad.nn.functional",
     "torch.optim": "chibigrad.optim",
