@@ -24,7 +24,7 @@ from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chun
                   relu, reshape, round, sigmoid, sign, sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh,
                   transpose, unbind, unsqueeze, var, where)
 from .ops import (all, any, argsort, dot, expm1, fmod, gather, index_add, index_select, log1p, log2, log10,
-                  nonzero, remainder, scatter, scatter_add, sort, topk, unflatten)
+                  nonzero, remainder, scatter, scatter_add, sort, topk, tril, triu, unflatten)
 from . import autograd, cuda, func, memory, nn, optim, profiler, testing, utils
 from .autograd import functional as _functional  # noqa: F401 - torch.autograd.functional, once Tensor exists
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled

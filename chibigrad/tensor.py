@@ -1017,6 +1017,12 @@ class Tensor:
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
 
+    def tril(self, diagonal=0):
+        return _ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _ops.triu(self, diagonal)
+
     def transpose(self, dim0, dim1):
         return _ops.transpose(self, dim0, dim1)
 

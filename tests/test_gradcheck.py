@@ -244,6 +244,8 @@ OPS = {
     "fmod": (torch.fmod, [leaf(2, 3), leaf(3, low=0.5, seed=1)]),
     "fmod_scalar": (lambda a: torch.fmod(a, -0.75), [leaf(2, 3)]),
     "unflatten": (lambda a: a.unflatten(1, (2, 2)), [leaf(3, 4)]),
+    "tril": (lambda a: a.tril(-1), [leaf(2, 3, 3)]),
+    "triu": (lambda a: torch.triu(a, 1), [leaf(3, 4)]),
     "l1_loss": (torch.nn.functional.l1_loss, [leaf(2, 3), leaf(2, 3, seed=1)]),
     "smooth_l1_loss": (lambda a, b: torch.nn.functional.smooth_l1_loss(a, b, beta=0.8), [leaf(2, 3), leaf(2, 3, seed=1)]),
     "huber_loss": (lambda a, b: torch.nn.functional.huber_loss(a, b, reduction="sum", delta=0.7),
@@ -391,7 +393,7 @@ GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sqrt", "sin
             "index_bool_mask", "setitem", "cat", "stack", "split", "unbind", "mul_", "prod_one_zero",
             "prod_two_zeros", "prod_dim_zero", "inplace_through_views", "log2", "log1p", "expm1", "gather",
             "scatter", "scatter_value", "scatter_add", "index_select", "index_add", "sort", "topk", "remainder", "fmod",
-            "unflatten", "smooth_l1_loss", "huber_loss"]
+            "unflatten", "smooth_l1_loss", "huber_loss", "tril"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)

@@ -233,6 +233,14 @@ def unsqueeze(a, dim):
     return sh.Unsqueeze.apply(a, dim)
 
 
+def tril(a, diagonal=0):
+    return sh.Tril.apply(a, diagonal)
+
+
+def triu(a, diagonal=0):
+    return sh.Triu.apply(a, diagonal)
+
+
 def transpose(a, dim0, dim1):
     return sh.Transpose.apply(a, dim0, dim1)
 

@@ -497,6 +497,42 @@ class IndexAlongDim:
         return IndexGrad.apply(grad, tuple(full_idx), in_shape)
 
 
+class Tril(Function):
+    """Keep the lower triangle (``diagonal`` shifts it) of the last two dims; zeros elsewhere.
+
+    The op is a mask, so the gradient is the same mask applied to the incoming gradient."""
+    node_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx, a, diagonal):
+        ctx.diagonal = diagonal
+        return wrap(np.tril(_matrices("tril", a), diagonal))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Tril.apply(grad, ctx.diagonal), None
+
+
+class Triu(Function):
+    """Keep the upper triangle; see Tril."""
+    node_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx, a, diagonal):
+        ctx.diagonal = diagonal
+        return wrap(np.triu(_matrices("triu", a), diagonal))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Triu.apply(grad, ctx.diagonal), None
+
+
+def _matrices(name, a):
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return a._array
+
+
 def unflatten(input, dim, sizes):
     """``input.unflatten(dim, sizes)``: a view (ViewBackward0) with dim ``dim`` split into ``sizes``."""
     dim = wrap_dim(dim, input.ndim)
