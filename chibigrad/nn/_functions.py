@@ -14,6 +14,7 @@ import numpy as np
 from .. import _device
 from ..autograd.function import Function
 from ..ops._util import arrays
+from ..ops.pointwise import where
 from ..ops.shape import IndexGrad
 from ..tensor import Tensor, wrap
 
@@ -107,6 +108,38 @@ class Silu(Function):
         (x,) = ctx.saved_tensors
         s = x.sigmoid()
         return grad * (s * (1 + x * (1 - s)))
+
+
+class LeakyRelu(Function):
+    """x where x > 0, else ``negative_slope * x``: a small gradient keeps flowing for negative inputs
+    (at 0 the slope is negative_slope's, as in PyTorch)."""
+    node_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, a, negative_slope):
+        ctx.save_for_backward(a)
+        ctx.negative_slope = negative_slope
+        x = a._array
+        return wrap(np.where(x > 0, x, x * negative_slope))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return where(x > 0, grad, grad * ctx.negative_slope), None
+
+
+class LeakyReluInplace(LeakyRelu):
+    """The in-place version saves its result (the input is overwritten); for a positive slope the
+    result is positive exactly where the input was."""
+    node_name = "LeakyReluBackward1"
+
+    @staticmethod
+    def forward(ctx, a, negative_slope):
+        ctx.negative_slope = negative_slope
+        x = a._array
+        out = wrap(np.where(x > 0, x, x * negative_slope))
+        ctx.save_for_backward(out)
+        return out
 
 
 # ---- losses -----------------------------------------------------------------

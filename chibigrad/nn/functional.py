@@ -32,6 +32,12 @@ def sigmoid(input):
     return ops.sigmoid(input)
 
 
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return input._recorded_inplace(lambda a: fn.LeakyReluInplace.apply(a, negative_slope))
+    return fn.LeakyRelu.apply(input, negative_slope)
+
+
 def silu(input, inplace=False):
     return _maybe_inplace(fn.Silu.apply, input, inplace)
 

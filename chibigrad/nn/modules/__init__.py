@@ -1,5 +1,5 @@
 """The layers, containers and losses of torch.nn."""
-from .activation import GELU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from .batchnorm import BatchNorm1d
 from .container import ModuleList, Sequential
 from .dropout import Dropout
