@@ -192,6 +192,48 @@ class ExponentialLR(LRScheduler):
         return [lr * self.gamma for lr in _lrs(self.optimizer)]
 
 
+class ConstantLR(LRScheduler):
+    """Multiply the learning rate by ``factor`` until epoch ``total_iters``, then restore it (a warm-up)."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in _lrs(self.optimizer)]
+        if self.last_epoch != self.total_iters:
+            return _lrs(self.optimizer)
+        return [lr * (1.0 / self.factor) for lr in _lrs(self.optimizer)]
+
+
+class LinearLR(LRScheduler):
+    """Scale the learning rate linearly from ``start_factor`` to ``end_factor`` over ``total_iters`` epochs.
+
+    Each step multiplies the current rate by the ratio of consecutive factors, as PyTorch does."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in _lrs(self.optimizer)]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer)
+        change = self.end_factor - self.start_factor
+        ratio = 1.0 + change / (self.total_iters * self.start_factor + (self.last_epoch - 1) * change)
+        return [lr * ratio for lr in _lrs(self.optimizer)]
+
+
 class CosineAnnealingLR(LRScheduler):
     """Follow half a cosine from the initial rate down to ``eta_min`` over ``T_max`` epochs, then back up.
 

@@ -30,6 +30,18 @@ opt, sched = run(lambda opt: lr_scheduler.CosineAnnealingLR(opt, T_max=4, eta_mi
 print(sched.base_lrs, sched.last_epoch, opt.param_groups[0]["initial_lr"])
 print(sorted(k for k in sched.state_dict() if not k.startswith("_")))
 
+# warm-up schedules: LinearLR and ConstantLR
+run(lambda opt: lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=4), epochs=7)
+run(lambda opt: lr_scheduler.LinearLR(opt, start_factor=1.0, end_factor=0.5, total_iters=3), epochs=5)
+run(lambda opt: lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2), epochs=4)
+try:
+    lr_scheduler.LinearLR(torch.optim.SGD([w], lr=0.1), start_factor=0)
+except ValueError as e:
+    print("ValueError:", e)
+opt = torch.optim.SGD([w], lr=0.1)
+sched = lr_scheduler.StepLR(opt, step_size=1)
+sched.get_lr()
+
 # warm-up with LambdaLR, as transformer tutorials write it
 warmup = 3
 run(lambda opt: lr_scheduler.LambdaLR(opt, lambda step: min(1.0, (step + 1) / warmup)), base_lr=1.0)
