@@ -17,15 +17,16 @@ PYTEST_ARGS ?=
 # Extra jupyter-book arguments, e.g. `make book BOOK_ARGS=--all` to re-build every page.
 BOOK_ARGS ?=
 
-.PHONY: help venv test book bench clean release lab
+.PHONY: help venv test book bench clean release lab grade FORCE
 
 help:
 	@echo "make book   build the Jupyter Book into _build/html (open _build/html/index.html)"
 	@echo "make test   run the test suite"
 	@echo "make clean  remove _build (the rendered book and its execution cache)"
 	@echo "make bench  run the speed and memory benchmarks (prints ratios; see benchmarks/README.md)"
-	@echo "make release  write the student edition (notebooks, stubbed chibigrad) into $(STUDENT)"
-	@echo "make lab    open JupyterLab on the student edition (nbgrader's Validate button included)"
+	@echo "make release  write the student edition (notebooks, stubbed chibigrad) into $(STUDENT); never overwrites your edits"
+	@echo "make lab    open JupyterLab on the student edition (Validate); LAB_ARGS=\"--no-browser --port 8890\""
+	@echo "make grade NB=path/to/01_graphs.ipynb   grade a finished notebook with the hidden tests (self-study)"
 	@echo "Both create $(VENV) from requirements.txt on first use (and when it or pyproject.toml changes)."
 
 venv: $(STAMP)
@@ -66,15 +67,37 @@ clean:
 	rm -rf _build
 
 # The exercises (notebooks/README.md): the student edition, and JupyterLab on it. PYTHONPATH makes
-# the kernel (and Validate) import the student chibigrad, not the full one installed in $(VENV).
+# the kernel (and Validate) import the student chibigrad, not the full one installed in $(VENV);
+# JUPYTER_CONFIG_DIR gives Lab the student edition's configuration (Validate, no instructor tools).
+# Releasing never deletes or overwrites a file the student changed (autograder/course.py, install_edition).
 STUDENT := build/student
-# Extra JupyterLab arguments, e.g. `make lab LAB_ARGS="--no-browser --port 8888"`.
+# Extra JupyterLab arguments, e.g. `make lab LAB_ARGS="--no-browser --port 8890"`.
 LAB_ARGS ?=
+# Jupyter refuses to run as root without --allow-root (containers often run as root).
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# What the student edition is made of: `make lab` re-releases only when one of these changed.
+RELEASE_INPUTS := $(shell find chibigrad -name '*.py') $(wildcard notebooks/source/*/*.ipynb) \
+	notebooks/nbgrader_config.py autograder/course.py autograder/nbgrader_plugins.py requirements.txt
+RELEASED := build/.student-released
 
 release: $(STAMP)
 	$(PY) -m autograder.course build --check
 	$(PY) -m autograder.course release $(STUDENT)
+	@touch $(RELEASED)
 
-lab: release
-	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)/$(STUDENT)" \
-		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" "$(CURDIR)/$(VENV)/bin/jupyter" lab $(LAB_ARGS)
+$(RELEASED): $(STAMP) $(RELEASE_INPUTS) $(if $(wildcard $(STUDENT)/.release.json),,FORCE)
+	$(PY) -m autograder.course build --check
+	$(PY) -m autograder.course release $(STUDENT)
+	@touch $@
+
+FORCE:
+
+# Self-study: grade your finished notebook with the hidden tests, e.g. `make grade NB=build/student/01_graphs/01_graphs.ipynb`.
+grade: $(STAMP)
+	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/01_graphs.ipynb"; exit 2; }
+	$(PY) -m autograder.course grade "$(NB)"
+
+lab: $(RELEASED)
+	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(abspath $(STUDENT))" \
+		JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter" JUPYTER_CONFIG_DIR="$(abspath $(STUDENT))/.jupyter" \
+		"$(CURDIR)/$(VENV)/bin/jupyter" lab $(LAB_ROOT) $(LAB_ARGS)

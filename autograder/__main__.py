@@ -95,7 +95,7 @@ def main(argv=None):
         for item in args.due:
             name, _, when = item.partition("=")
             due[name] = parse_due(when)
-        dest, archive = release(course, args.assignments, args.dest, due, make_zip=not args.no_zip)
+        dest, archive = release(course, args.assignments, args.dest, due, make_zip=not args.no_zip, log=print)
         print(f"student bundle: {dest}" + (f" and {archive}" if archive else ""))
     elif command == "collect":
         from .collect import collect, format_rows

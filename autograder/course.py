@@ -20,15 +20,24 @@ Two things are generated here and nowhere else:
 2. ``release_student_edition(dest)``: the student notebooks (``nbgrader
    generate_assignment``), a copy of chibigrad in which every region marked
    ``# BEGIN EXERCISE NN.name`` ... ``# END EXERCISE`` is replaced by a
-   ``raise NotImplementedError("Exercise NN.name: ...")``, requirements and a
-   README. Run ``python -m autograder.course --help``.
+   ``raise NotImplementedError("Exercise NN.name: ...")``, requirements, a
+   README and a JupyterLab configuration for students. Run ``python -m
+   autograder.course --help``.
+
+Releasing again never loses a student's work (``install_edition``): files that
+are new are added, files the student has not changed since the last release are
+updated, and a file the student changed stays as it is, with the new release
+beside it under another name. Nothing is deleted.
 """
 import argparse
+import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +49,8 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 BEGIN_EXERCISE = re.compile(r"^(?P<indent>[ \t]*)# BEGIN EXERCISE (?P<id>\d\d\.[A-Za-z0-9_]+)[ \t]*$")
 END_EXERCISE = re.compile(r"^[ \t]*# END EXERCISE[ \t]*$")
 STUDENT_REQUIREMENTS = ["numpy", "jupyterlab", "notebook", "nbgrader", "ipykernel"]
+MANIFEST = ".release.json"  # in the student edition: the hash of every file as it was released
+LAB_CONFIG = ".jupyter"  # in the student edition: JUPYTER_CONFIG_DIR for a Lab without the instructor's tools
 
 
 # ---- notebooks from text ------------------------------------------------------------------------------------------
@@ -233,34 +244,201 @@ def generate_assignments(course_dir=NOTEBOOKS, names=None):
         _nbgrader("generate_assignment", assignment, "--force", cwd=course_dir)
 
 
-def release_student_edition(dest, course_dir=NOTEBOOKS, package=PACKAGE):
-    """Write everything a student gets into ``dest`` (replaced if it exists):
-
-    - ``<assignment>/<assignment>.ipynb``: the released notebooks (solutions
-      stubbed, hidden tests removed), from ``nbgrader generate_assignment``;
-    - ``chibigrad/``: the package with every exercise region stubbed;
-    - ``pyproject.toml``, ``requirements.txt``, ``nbgrader_config.py`` (for the
-      Validate button) and ``README.md``.
+def release_student_edition(dest, course_dir=NOTEBOOKS, package=PACKAGE, log=None):
+    """Generate every assignment and release the student edition into ``dest``
+    (see ``write_student_edition``). ``log(line)`` hears what changed in ``dest``.
 
     The text sources must be up to date with ``source/`` (``build_sources``).
     """
-    course_dir, dest = Path(course_dir), Path(dest)
+    course_dir = Path(course_dir)
     stale = build_sources(course_dir, check=True)
     if stale:
         raise RuntimeError(f"out of date, run notebooks/build_sources.py: {[str(p) for p in stale]}")
     names = assignments(course_dir)
     generate_assignments(course_dir, names)
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    for assignment in names:
-        shutil.copytree(course_dir / "release" / assignment, dest / assignment)
-    write_student_package(dest / "chibigrad", package, course_dir)
-    (dest / "requirements.txt").write_text(_student_requirements())
-    (dest / "pyproject.toml").write_text(STUDENT_PYPROJECT)
-    (dest / "nbgrader_config.py").write_text(STUDENT_NBGRADER_CONFIG)
-    (dest / "README.md").write_text(STUDENT_README.format(assignments="\n".join(f"- `{a}/{a}.ipynb`" for a in names)))
-    return dest
+    write_student_edition(dest, names, course_dir / "release", course_dir, package, log=log)
+    return Path(dest)
+
+
+def write_student_edition(dest, names, release_dir, course_dir=NOTEBOOKS, package=PACKAGE, make_zip=False, log=None):
+    """Everything a student gets, staged in a fresh folder, then installed into ``dest`` without losing work:
+
+    - ``<assignment>/<assignment>.ipynb``: the released notebooks of ``names`` (from ``release_dir``, where
+      ``nbgrader generate_assignment`` wrote them: solutions stubbed, hidden tests removed);
+    - ``chibigrad/``: the package with every exercise region stubbed;
+    - ``pyproject.toml``, ``requirements.txt``, ``nbgrader_config.py`` (for the Validate button),
+      ``README.md``, and ``.jupyter/`` (Lab's configuration: Validate, none of the instructor's tools).
+
+    With ``make_zip``, ``dest.zip`` holds the staged edition as released. Returns the archive or None.
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".staging-") as tmp:
+        staged = Path(tmp) / dest.name
+        staged.mkdir()
+        for assignment in names:
+            shutil.copytree(Path(release_dir) / assignment, staged / assignment)
+        write_student_package(staged / "chibigrad", package, course_dir)
+        (staged / "requirements.txt").write_text(_student_requirements())
+        (staged / "pyproject.toml").write_text(STUDENT_PYPROJECT)
+        (staged / "nbgrader_config.py").write_text(STUDENT_NBGRADER_CONFIG)
+        (staged / "README.md").write_text(STUDENT_README.format(assignments="\n".join(
+            f"- `{a}/{a}.ipynb`" for a in names)))
+        write_lab_config(staged / LAB_CONFIG)
+        (staged / MANIFEST).write_text(json.dumps(_hashes(staged), indent=1, sort_keys=True) + "\n")
+        archive = None
+        if make_zip:
+            archive = Path(shutil.make_archive(str(dest), "zip", root_dir=tmp, base_dir=dest.name))
+        lines = list(install_edition(staged, dest))
+    if log:
+        added = [line for line in lines if line.startswith("added ") and not line.endswith(".ipynb")]
+        for line in lines:
+            if line not in added or len(added) <= 5:
+                log(line)
+        if len(added) > 5:
+            log(f"added {len(added)} other files (chibigrad/, README.md, ...)")
+    return archive
+
+
+def _sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _hashes(folder):
+    """``{relative path: sha256}`` of every file under ``folder`` but the manifest."""
+    folder = Path(folder)
+    return {str(p.relative_to(folder)): _sha256(p) for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != MANIFEST}
+
+
+def beside_name(path, digest):
+    """Where a new release of ``path`` goes when the student changed ``path``: ``01_graphs.release-1a2b3c4d.ipynb``."""
+    path = Path(path)
+    suffix = "".join(path.suffixes[-1:])
+    return path.with_name(f"{path.name[:len(path.name) - len(suffix)]}.release-{digest[:8]}{suffix}")
+
+
+def install_edition(staged, dest):
+    """Copy the edition in ``staged`` into ``dest`` and yield one line per change. Never deletes a file and never
+    overwrites one the student changed: a file is added when ``dest`` lacks it, replaced only when it is byte for
+    byte what the last release wrote there (recorded in ``dest/.release.json``), and otherwise kept, with the new
+    version written beside it (``beside_name``) unless the release of that file is the same as last time.
+    Without a record every differing file counts as changed."""
+    staged, dest = Path(staged), Path(dest)
+    record = dest / MANIFEST
+    try:
+        released = json.loads(record.read_text()) if record.is_file() else {}
+    except ValueError:
+        released = {}
+    released = released if isinstance(released, dict) else {}
+    new, kept = {}, []
+    for rel, digest in _hashes(staged).items():
+        source, target = staged / rel, dest / rel
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+            new[rel] = digest
+            yield f"added {rel}"
+        elif not target.is_file():
+            kept.append(rel)
+            yield f"kept {rel}: it is not a file here; the new release was not written"
+        else:
+            now = _sha256(target)
+            if now == digest:
+                new[rel] = digest
+            elif released.get(rel) == now:  # unchanged since the last release: safe to update
+                shutil.copy2(source, target)
+                new[rel] = digest
+                yield f"updated {rel}"
+            elif released.get(rel) != digest:  # changed by the student, and the release changed too
+                beside = beside_name(target, digest)
+                if not beside.exists():
+                    shutil.copy2(source, beside)
+                kept.append(rel)
+                yield f"kept your {rel} (you changed it); the new release is beside it: {beside.relative_to(dest)}"
+            # else: changed by the student, released as before: nothing to say
+    record.write_text(json.dumps({**released, **new}, indent=1, sort_keys=True) + "\n")
+    if kept:
+        yield (f"{len(kept)} file(s) you changed were left as they are; compare each with the .release-* file "
+               "beside it and copy over what you want.")
+
+
+def write_lab_config(folder):
+    """A Jupyter configuration directory (``JUPYTER_CONFIG_DIR``) for students: nbgrader's Validate button and
+    nothing of the instructor's (formgrader, create-assignment, course and assignment lists), no news popup."""
+    folder = Path(folder)
+    (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    (folder / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {name: True for name in STUDENT_LAB_DISABLED}}, indent=1) + "\n")
+    (folder / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": STUDENT_SERVER_EXTENSIONS}}, indent=1) + "\n")
+
+
+STUDENT_LAB_DISABLED = [
+    "@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:assignment-list",
+    "@jupyterlab/apputils-extension:announcements",
+]
+STUDENT_SERVER_EXTENSIONS = {
+    "nbgrader.server_extensions.validate_assignment": True,
+    "nbgrader.server_extensions.formgrader": False,
+    "nbgrader.server_extensions.assignment_list": False,
+    "nbgrader.server_extensions.course_list": False,
+}
+
+
+# ---- self-study: grading one finished notebook with the hidden tests ----------------------------------------------
+
+def self_grade(notebook, assignment=None, course_dir=NOTEBOOKS):
+    """Grade one student notebook as an instructor grades a class of one: in a temporary copy of the course,
+    ``nbgrader generate_assignment`` then ``nbgrader autograde`` with the hidden tests. The notebook itself is
+    only read. Returns ``(assignment, [(exercise, score, max_score, message or "")])``."""
+    import nbformat
+    from nbgrader.api import Gradebook
+    notebook, course_dir = Path(notebook), Path(course_dir)
+    if assignment is None:  # from the file's name (01_graphs.ipynb, 01_graphs-mine.ipynb) or its folder's
+        found = [a for a in assignments(course_dir) if notebook.stem.startswith(a) or notebook.parent.name == a]
+        assignment = found[0] if len(found) == 1 else None
+    if assignment not in assignments(course_dir):
+        raise SystemExit(f"{notebook}: which assignment is it? Its name should be one of {assignments(course_dir)} "
+                         "(.ipynb), or say --assignment NAME")
+    data = notebook.read_bytes()
+    with tempfile.TemporaryDirectory(prefix="chibigrad-self-grade-") as tmp:
+        copy = Path(tmp) / "course"
+        copy.mkdir()
+        shutil.copy(course_dir / "nbgrader_config.py", copy)
+        shutil.copytree(course_dir / "source" / assignment, copy / "source" / assignment)
+        _nbgrader("generate_assignment", assignment, "--force", cwd=copy)
+        submitted = copy / "submitted" / "me" / assignment / f"{assignment}.ipynb"
+        submitted.parent.mkdir(parents=True)
+        submitted.write_bytes(data)
+        _nbgrader("autograde", assignment, "--force", cwd=copy)
+        graded = nbformat.read(copy / "autograded" / "me" / assignment / f"{assignment}.ipynb", as_version=4)
+        messages = {}
+        for cell in graded.cells:
+            for output in cell.get("outputs", []):
+                if output.output_type == "error":
+                    messages.setdefault(cell.id, f"{output.ename}: {output.evalue}")
+                elif output.output_type == "stream" and output.name == "stderr":
+                    messages.setdefault(cell.id, f"wrote to stderr: {output.text.strip()[:300]}")
+        with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
+            grades = gb.find_submission_notebook(assignment, assignment, "me").grades
+            order = [c.id for c in graded.cells]
+            rows = [(g.name[:-len("-tests")], g.score, g.max_score, messages.get(g.name, ""))
+                    for g in sorted(grades, key=lambda g: order.index(g.name) if g.name in order else len(order))]
+    return assignment, rows
+
+
+def format_self_grade(notebook, assignment, rows):
+    width = max(len(name) for name, *_ in rows)
+    lines = [f"{notebook}: {assignment} graded with its hidden tests (as an instructor grades a class of one)"]
+    for name, score, top, message in rows:
+        lines.append(f"  {name:{width}}  {score:g} / {top:g}" + (f"   {message.splitlines()[0][:300]}" if message and
+                                                                  score < top else ""))
+    total, top = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    lines.append(f"  {'total':{width}}  {total:g} / {top:g}")
+    lines.append("Your notebook was only read, not changed.")
+    return "\n".join(lines)
 
 
 def _student_requirements():
@@ -305,7 +483,9 @@ into the real engine.
 
 ## Set up (once)
 
-    python3.11 -m venv .venv
+With Python 3.11, 3.12 or 3.13:
+
+    python3 -m venv .venv
     .venv/bin/pip install -r requirements.txt
     .venv/bin/pip install -e .
 
@@ -314,7 +494,11 @@ into the real engine.
 
 ## Work
 
-    .venv/bin/jupyter lab
+    JUPYTER_CONFIG_DIR=.jupyter .venv/bin/jupyter lab
+
+(Windows PowerShell: `$env:JUPYTER_CONFIG_DIR=".jupyter"; .venv\\Scripts\\jupyter lab`.) `.jupyter/` is this
+course's Lab configuration: the Validate button, without the instructor's tools. Add `--no-browser` to open
+the printed address yourself, `--port 8890` for another port.
 
 1. Open a notebook and run it from the top (Run > Run All Cells).
 2. Replace each `raise NotImplementedError("Exercise ...")` in a solution cell with your code.
@@ -329,6 +513,13 @@ Hand in the `.ipynb` files as your course asks (keep their names). Grading runs 
 notebook with extra hidden tests (edge cases, random and very deep graphs, float64 gradient
 checks), so pass the visible tests *and* think about the cases they do not show. A test cell
 that writes anything to stderr (a warning, for example) scores 0.
+
+## A new release
+
+Releasing again into this folder (`make lab` or `make release` in the course repository) adds new
+notebooks and updates the files you have not changed. A file you changed is never overwritten: the new
+version arrives beside it as `<name>.release-<hash>.<ext>` and the command lists it. `.release.json`
+records what was released.
 """
 
 
@@ -339,14 +530,21 @@ def main(argv=None):
     build.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
     release = sub.add_parser("release", help="write the student edition")
     release.add_argument("dest", nargs="?", default=str(ROOT / "build" / "student"))
+    grade = sub.add_parser("grade", help="self-study: grade one finished notebook with the hidden tests")
+    grade.add_argument("notebook", help="e.g. build/student/01_graphs/01_graphs.ipynb (only read)")
+    grade.add_argument("--assignment", help="the assignment, if the file is named otherwise")
     args = parser.parse_args(argv)
+    if args.command == "grade":
+        name, rows = self_grade(args.notebook, args.assignment)
+        print(format_self_grade(args.notebook, name, rows))
+        return 0
     if args.command == "build":
         stale = build_sources(check=args.check)
         for path in stale:
             print(("out of date: " if args.check else "wrote ") + str(path.relative_to(ROOT)))
         return 1 if args.check and stale else 0
-    dest = release_student_edition(args.dest)
-    print(f"student edition written to {dest}")
+    dest = release_student_edition(args.dest, log=print)
+    print(f"student edition up to date in {dest} (nothing of yours was deleted or overwritten)")
     return 0
 
 

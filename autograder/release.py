@@ -1,6 +1,5 @@
 """``release``: generate the assignments with nbgrader and write the student bundle (folder and zip)."""
 import datetime
-import shutil
 from pathlib import Path
 
 from . import course as course_build
@@ -33,9 +32,13 @@ def parse_due(text):
     return when if when.tzinfo else when.replace(tzinfo=datetime.timezone.utc)
 
 
-def release(course, names=None, dest=None, due=None, make_zip=True):
-    """Generate ``names`` (default: every assignment) and write the student bundle to ``dest``
-    (default ``build/student``) and ``dest.zip``. ``due``: ``{assignment: datetime}``."""
+def release(course, names=None, dest=None, due=None, make_zip=True, log=None):
+    """Generate ``names`` (default: every assignment) and write the student bundle to ``dest`` (default
+    ``build/student``) and ``dest.zip``. ``due``: ``{assignment: datetime}``.
+
+    The zip holds exactly this release. ``dest`` gets it without losing anything already there
+    (``course.install_edition``: new files added, unchanged ones updated, changed ones kept with the new
+    version beside them); ``log(line)`` hears each change. Returns ``(dest, archive or None)``."""
     available = course.source_assignments()
     names = list(names or available)
     unknown = sorted(set(names) - set(available))
@@ -52,18 +55,6 @@ def release(course, names=None, dest=None, due=None, make_zip=True):
             for name, when in due.items():
                 gb.update_or_create_assignment(name, duedate=when.astimezone(datetime.timezone.utc).replace(tzinfo=None))
     dest = Path(dest or course_build.ROOT / "build" / "student")
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    for name in names:
-        shutil.copytree(course.release / name, dest / name)
-    course_build.write_student_package(dest / "chibigrad", course_build.PACKAGE, course.root)
-    (dest / "requirements.txt").write_text(course_build._student_requirements())
-    (dest / "pyproject.toml").write_text(course_build.STUDENT_PYPROJECT)
-    (dest / "nbgrader_config.py").write_text(course_build.STUDENT_NBGRADER_CONFIG)
-    (dest / "README.md").write_text(course_build.STUDENT_README.format(
-        assignments="\n".join(f"- `{a}/{a}.ipynb`" for a in names)))
-    archive = None
-    if make_zip:
-        archive = Path(shutil.make_archive(str(dest), "zip", root_dir=dest.parent, base_dir=dest.name))
+    archive = course_build.write_student_edition(dest, names, course.release, course.root, course_build.PACKAGE,
+                                                 make_zip=make_zip, log=log)
     return dest, archive

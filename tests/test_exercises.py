@@ -264,6 +264,100 @@ def test_gpu_only_checks_catch_their_wrong_answers_on_a_fake_asynchronous_device
             print(f"not caught: {path.name}")
 
 
+# ---- what Validate tells a student: the visible tests against the wrong answers -------------------------------------
+
+VISIBLE_CATCH_MIN = 90.0  # percent of each assignment's wrong answers that its visible tests must catch
+
+
+def _visible_catch_module():
+    sys.path.insert(0, str(NOTEBOOKS))
+    try:
+        import visible_catch
+    finally:
+        sys.path.remove(str(NOTEBOOKS))
+    return visible_catch
+
+
+class _VisibleCatchReport:
+    """Prints the figure per assignment at the end of the run (pytest -q hides what passing tests print)."""
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def pytest_terminal_summary(self, terminalreporter):
+        terminalreporter.section("visible tests: wrong answers caught (Validate fails on them)")
+        for line in self.lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def visible_catch(tmp_path_factory, request):
+    """``{assignment: summary}``: every wrong answer run against the visible tests and the student chibigrad
+    (``notebooks/visible_catch.py``: one process per assignment, a fork per answer; about 20 s in all)."""
+    vc = _visible_catch_module()
+    student = vc.student_package(tmp_path_factory.mktemp("student-package"))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        runs = {a: pool.submit(vc.run_assignment, a, student) for a in ASSIGNMENTS}
+        results = {a: f.result() for a, f in runs.items()}
+    summaries = {a: vc.summary(r) for a, r in results.items()}
+    lines = [f"{a:22} {s['caught']:3}/{s['wrong']:<3} {s['percent']:5.1f}%" + (f"  missed: {', '.join(s['missed'])}"
+                                                                            if s["missed"] else "")
+             for a, s in summaries.items()]
+    total = sum(s["caught"] for s in summaries.values()), sum(s["wrong"] for s in summaries.values())
+    lines.append(f"{'all':22} {total[0]:3}/{total[1]:<3} {100.0 * total[0] / total[1]:5.1f}%  "
+                 f"(at least {VISIBLE_CATCH_MIN:.0f}% per assignment)")
+    request.config.pluginmanager.register(_VisibleCatchReport(lines), "visible-catch-report")
+    out = ROOT / "_build" / "exercises"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "visible_catch.json").write_text(json.dumps(
+        {a: {k: v for k, v in s.items() if k != "solutions"} for a, s in summaries.items()}, indent=1) + "\n")
+    return {a: (summaries[a], results[a]) for a in ASSIGNMENTS}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_visible_tests_catch_at_least_90_percent_of_the_wrong_answers(visible_catch, assignment):
+    summary, _ = visible_catch[assignment]
+    assert summary["solutions"]["failed"] is None, f"the solutions fail the visible tests: {summary['solutions']}"
+    assert not summary["broken"], f"a cell other than the answer failed: {summary['broken']}"
+    assert summary["percent"] >= VISIBLE_CATCH_MIN, \
+        f"{assignment}: visible tests catch {summary['caught']}/{summary['wrong']}; missed {summary['missed']}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_visible_failure_is_a_sentence(visible_catch, assignment):
+    """What a wrong answer shows the student is an AssertionError whose text says what was expected, not an engine
+    error (RuntimeError, AttributeError, ...) from inside the test cell."""
+    summary, _ = visible_catch[assignment]
+    assert not summary["not_sentences"], "\n".join(summary["not_sentences"])
+
+
+def test_recursive_wrong_answers_fail_a_visible_deep_graph_test(visible_catch):
+    """Every exercise that forbids recursion has a recursive wrong answer, and Validate says why it fails."""
+    recursive = {(a, r["exercise"]): r for a in ASSIGNMENTS for r in visible_catch[a][1]
+                 if r["name"].endswith("__recursive")}
+    forbidding = {("01_graphs", e) for e in ("walk", "summarize", "find_leaves", "depth")} | \
+        {("02_backward", e) for e in ("dfs_order", "path_sum_grad")}
+    assert forbidding <= set(recursive), f"no recursive wrong answer for {sorted(forbidding - set(recursive))}"
+    for (a, exercise), r in recursive.items():
+        assert r["failed"] and "RecursionError" in r["message"] and "explicit stack" in r["message"], (a, exercise, r)
+
+
+def test_visible_catch_counts_an_uncaught_answer_as_missed(tmp_path):
+    """The figure can fall: an answer that is the solution itself passes every visible test and is counted missed."""
+    vc = _visible_catch_module()
+    course_dir = tmp_path / "course"
+    shutil.copytree(NOTEBOOKS / "source" / "01_graphs", course_dir / "source" / "01_graphs")
+    (course_dir / "wrong_answers" / "01_graphs").mkdir(parents=True)
+    walk = next(c for c in source_notebook("01_graphs").cells if c.id == "walk")
+    (course_dir / "wrong_answers" / "01_graphs" / "walk__right.py").write_text("# not wrong at all\n" + walk.source)
+    (course_dir / "wrong_answers" / "01_graphs" / "walk__none.py").write_text("# returns nothing\ndef walk(t):\n"
+                                                                             "    return None\n")
+    student = vc.student_package(tmp_path / "student", course_dir=NOTEBOOKS)
+    summary = vc.summary(vc.run_assignment("01_graphs", student, course_dir=course_dir))
+    assert (summary["caught"], summary["wrong"], summary["missed"]) == (1, 2, ["walk__right"])
+    assert summary["percent"] == 50.0 and not summary["not_sentences"]
+
+
 # ---- the student edition ---------------------------------------------------------------------------------------
 
 def test_stub_exercises_replaces_marked_regions_only():
@@ -312,6 +406,90 @@ def released(tmp_path_factory):
     start = time.perf_counter()
     student = course.release_student_edition(base / "student", course_dir=course_dir)
     return {"course": course_dir, "student": student, "release_s": time.perf_counter() - start}
+
+
+def _edition(folder, files):
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder
+
+
+def _install(staged, dest):
+    (staged / course.MANIFEST).write_text(json.dumps(course._hashes(staged)))
+    return list(course.install_edition(staged, dest))
+
+
+def test_installing_a_release_never_loses_a_students_file(tmp_path):
+    """New files are added, files the student did not change are updated, a changed file stays byte for byte
+    with the changed release beside it (and the command says so), nothing is deleted, and it is idempotent."""
+    dest = tmp_path / "student"
+    first = _edition(tmp_path / "r1", {"01/01.ipynb": "released 1", "chibigrad/a.py": "a = 1\n",
+                                        "chibigrad/b.py": "b = 1\n", "README.md": "readme 1"})
+    lines = _install(first, dest)
+    assert sorted(lines) == ["added 01/01.ipynb", "added README.md", "added chibigrad/a.py", "added chibigrad/b.py"]
+    (dest / "01" / "01.ipynb").write_bytes(b"my work \xe2\x9c\x93")
+    (dest / "chibigrad" / "b.py").write_text("b = 2  # my fix\n")
+    (dest / "notes.txt").write_text("mine")
+    second = _edition(tmp_path / "r2", {"01/01.ipynb": "released 2", "02/02.ipynb": "new", "chibigrad/a.py": "a = 2\n",
+                                         "chibigrad/b.py": "b = 1\n", "README.md": "readme 2"})
+    lines = _install(second, dest)
+    beside = course.beside_name(dest / "01" / "01.ipynb", course._sha256(second / "01" / "01.ipynb"))
+    assert (dest / "01" / "01.ipynb").read_bytes() == b"my work \xe2\x9c\x93", "the student's notebook is kept"
+    assert beside.read_text() == "released 2" and beside.name.startswith("01.release-")
+    assert f"kept your 01/01.ipynb (you changed it); the new release is beside it: 01/{beside.name}" in lines
+    assert (dest / "chibigrad" / "b.py").read_text() == "b = 2  # my fix\n"
+    assert not list((dest / "chibigrad").glob("b.release-*")), "b.py's release did not change: nothing beside it"
+    assert (dest / "chibigrad" / "a.py").read_text() == "a = 2\n" and "updated chibigrad/a.py" in lines
+    assert (dest / "02" / "02.ipynb").read_text() == "new" and "added 02/02.ipynb" in lines
+    assert (dest / "notes.txt").read_text() == "mine"
+    assert _install(second, dest) == [f"kept your 01/01.ipynb (you changed it); the new release is beside it: "
+                                      f"01/{beside.name}", lines[-1]], "a second install changes nothing"
+    assert len(list((dest / "01").iterdir())) == 2
+
+
+def test_installing_over_an_edition_without_a_record_keeps_every_differing_file(tmp_path):
+    """An edition released before the record existed: every file that differs counts as the student's."""
+    dest = _edition(tmp_path / "student", {"01/01.ipynb": "my work", "chibigrad/a.py": "a = 1\n"})
+    lines = _install(_edition(tmp_path / "r", {"01/01.ipynb": "released", "chibigrad/a.py": "a = 1\n"}), dest)
+    assert (dest / "01" / "01.ipynb").read_text() == "my work"
+    assert len(lines) == 2 and lines[0].startswith("kept your 01/01.ipynb")
+
+
+def _make(*args, **env):
+    return subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), *map(str, args)], capture_output=True,
+                          text=True, timeout=900, env=dict(os.environ, **env))
+
+
+@pytest.mark.slow
+def test_release_and_what_make_lab_runs_keep_the_students_edit(released, tmp_path):
+    """A release (the session's, copied), a student's edit, then what `make lab` runs before Lab opens (the release
+    again when an input changed, nothing when none did): the edit is there byte for byte, a deleted notebook comes
+    back."""
+    student, stamp = tmp_path / "student", tmp_path / "released"
+    shutil.copytree(released["student"], student)
+    stamp.touch()
+    variables = [f"STUDENT={student}", f"RELEASED={stamp}"]
+    path = student / "01_graphs" / "01_graphs.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    walk = next(c for c in nb.cells if c.id == "walk")
+    walk.source = walk.source.replace('raise NotImplementedError("Exercise 01.walk: replace this line with your code")',
+                                      "return []  # my first try, é")
+    nbformat.write(nb, path)
+    edited = path.read_bytes()
+    (student / "02_backward" / "02_backward.ipynb").unlink()
+    assert _make("-q", stamp, *variables).returncode == 0, "nothing changed: Lab opens without a release"
+    stamp.touch()
+    os.utime(stamp, (0, 0))  # as if an input changed since
+    result = _make("-n", "lab", *variables)
+    assert "autograder.course release" in result.stdout, result.stdout + result.stderr
+    result = _make(stamp, *variables)  # what `make lab` runs before starting Lab
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_bytes() == edited
+    assert "added 02_backward/02_backward.ipynb" in result.stdout, result.stdout
+    assert (student / "02_backward" / "02_backward.ipynb").is_file()
+    assert not list(path.parent.glob("*.release-*")), "the release of 01_graphs did not change: nothing beside it"
+    assert "student edition up to date" in result.stdout
 
 
 def _normalized(code):
@@ -431,6 +609,32 @@ def test_lab_has_nbgraders_validate_button():
     assert not disabled.is_file() or "@jupyter/nbgrader" not in disabled.read_text()
 
 
+def test_student_lab_config_turns_off_only_instructor_plugins_that_exist(tmp_path):
+    """The student edition's .jupyter/ disables nbgrader's instructor plugins and server extensions by their real
+    names (a typo would silently leave them on) and keeps Validate."""
+    course.write_lab_config(tmp_path)
+    disabled = json.loads((tmp_path / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    server = json.loads((tmp_path / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
+    assert "@jupyter/nbgrader:validate-assignment" not in disabled
+    assert server == {"nbgrader.server_extensions.validate_assignment": True,
+                      "nbgrader.server_extensions.formgrader": False,
+                      "nbgrader.server_extensions.assignment_list": False,
+                      "nbgrader.server_extensions.course_list": False}
+    prefix = Path(sys.prefix)
+    bundle = prefix / "share/jupyter/labextensions/@jupyter/nbgrader/static"
+    if not bundle.is_dir():
+        pytest.skip("not running in the project venv")
+    nbgrader_js = "".join(p.read_text(errors="replace") for p in bundle.glob("*.js"))
+    for plugin in disabled:
+        if plugin.startswith("@jupyter/nbgrader:"):
+            assert f'"{plugin}"' in nbgrader_js, f"no nbgrader lab plugin {plugin}"
+    lab_js = "".join(p.read_text(errors="replace") for p in
+                     (prefix / "share/jupyter/lab/static").glob("*.js"))
+    assert "@jupyterlab/apputils-extension:announcements" in lab_js
+    enabled = json.loads((prefix / "etc/jupyter/jupyter_server_config.d/nbgrader.json").read_text())
+    assert set(server) == set(enabled["ServerApp"]["jpserver_extensions"])
+
+
 def _run_with_student_edition(student, code):
     env = dict(os.environ, PYTHONPATH=str(student))
     return subprocess.run([sys.executable, "-c", code], cwd=student.parent, env=env, capture_output=True, text=True,
@@ -489,6 +693,46 @@ def test_visible_tests_pass_with_the_student_edition_and_validate_says_so(releas
     result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(untouched)], cwd=work, env=env,
                             capture_output=True, text=True, timeout=300)
     assert f"VALIDATION FAILED ON {len(exercises(assignment))} CELL(S)" in result.stdout, result.stdout
+
+
+# ---- self-study: one notebook graded with the hidden tests -----------------------------------------------------------
+
+KNOWN_NAMES_ONLY = '''def summarize(t):
+    """Counts only the node kinds of the visible examples: passes Validate, fails the hidden random graphs."""
+    counts, seen, stack = {}, set(), [t.grad_fn] if t.grad_fn is not None else []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.name() in ("AddBackward0", "MulBackward0", "SinBackward0", "AccumulateGrad"):
+            counts[node.name()] = counts.get(node.name(), 0) + 1
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    return counts
+'''
+
+
+@pytest.mark.slow
+def test_self_grade_grades_one_notebook_with_the_hidden_tests_and_leaves_it_alone(released, tmp_path):
+    """`make grade NB=...`: a reader's finished 01_graphs, right except a summarize written to the visible examples,
+    scores full marks except summarize, whose hidden test says why; the file is byte for byte what it was."""
+    path = tmp_path / "my work" / "01_graphs.ipynb"
+    path.parent.mkdir()
+    nb = _filled(nbformat.read(released["student"] / "01_graphs" / "01_graphs.ipynb", as_version=4),
+                 source_notebook("01_graphs"))
+    next(c for c in nb.cells if c.id == "summarize").source = KNOWN_NAMES_ONLY
+    nbformat.write(nb, path)
+    before = path.read_bytes()
+    result = _make("grade", f"NB={path}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_bytes() == before
+    lines = result.stdout.splitlines()
+    assert any(re.match(r"\s+summarize\s+0 / 2\s+AssertionError: summarize on .*expected", line) for line in lines), \
+        result.stdout
+    for exercise, points in exercises("01_graphs").items():
+        if exercise != "summarize":
+            assert any(re.match(rf"\s+{exercise}\s+{points} / {points}$", line) for line in lines), result.stdout
+    assert re.search(r"total\s+10 / 12", result.stdout) and "only read, not changed" in result.stdout
 
 
 # ---- grading with nbgrader autograde ---------------------------------------------------------------------------------

@@ -35,6 +35,8 @@
 # (`chibigrad.autograd.engine.topological_order`, `_count_dependencies`) in exercises 1-4.
 
 # %% nbgrader="readonly" id="setup"
+import functools
+
 import chibigrad as torch
 from chibigrad.autograd import AccumulateGrad
 
@@ -45,6 +47,28 @@ def example():
     w = torch.tensor(3.0, requires_grad=True)
     y = (w * x).sin() + w
     return x, w, y
+
+
+@functools.lru_cache(maxsize=None)
+def chain(n=10_000):
+    """x and y = x + 1 + 1 + ... (n additions): a graph n + 1 nodes deep, far past the recursion limit.
+    Built once (a second or so) and shared by the tests, which only read it."""
+    x = torch.tensor(0.0, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = y + 1.0
+    return x, y
+
+
+def attempt(what, fn, *args):
+    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    try:
+        return fn(*args)
+    except RecursionError:
+        raise AssertionError(f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
+                             "limit; use an explicit stack (a list you append to and pop from).") from None
+    except Exception as err:
+        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
 
 
 x, w, y = example()
@@ -83,6 +107,13 @@ assert nodes and nodes[0] is y.grad_fn, "the first node should be y.grad_fn"
 assert sorted(n.name() for n in nodes) == ["AccumulateGrad", "AccumulateGrad", "AddBackward0", "MulBackward0",
                                            "SinBackward0"], f"wrong nodes: {[n.name() for n in nodes]}"
 assert walk(x) == [], "a leaf has no grad_fn: its graph is empty"
+c = torch.tensor(5.0)  # needs no grad: its edge in next_functions is None
+got = attempt("walk(x * c), c a constant (its edge is (None, 0))", walk, x * c)
+assert [n.name() for n in got] == ["MulBackward0", "AccumulateGrad"], \
+    f"x * c (c needs no grad, its edge is (None, 0)): expected MulBackward0 and x's AccumulateGrad, got {got}"
+deep_x, deep_y = chain()
+got = attempt("walk on a chain of 10,000 additions", walk, deep_y)
+assert len(got) == 10_001, f"a chain of 10,000 additions has 10,001 nodes, walk found {len(got)}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a01_graphs
 a01_graphs.check_walk(walk)
@@ -123,6 +154,11 @@ assert counts == {"AddBackward0": 1, "MulBackward0": 1, "SinBackward0": 1, "Accu
 z = x * x * x
 assert summarize(z) == {"MulBackward0": 2, "AccumulateGrad": 1}, \
     f"x * x * x has two MulBackward0 nodes and one AccumulateGrad (x's, shared), got {summarize(z)}"
+got = attempt("summarize(x * c), c a constant (its edge is None)", summarize, x * torch.tensor(5.0))
+assert got == {"MulBackward0": 1, "AccumulateGrad": 1}, f"x * c (c needs no grad, its edge is None): got {got}"
+deep_x, deep_y = chain()
+got = attempt("summarize on a chain of 10,000 additions", summarize, deep_y)
+assert got == {"AddBackward0": 10_000, "AccumulateGrad": 1}, f"a chain of 10,000 additions: got {got}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a01_graphs
 a01_graphs.check_summarize(summarize)
@@ -163,6 +199,13 @@ assert len(leaves) == 2 and any(v is x for v in leaves) and any(v is w for v in 
     "the example graph has two leaves: x and w (w once, although two paths reach it)"
 c = torch.tensor(5.0)  # needs no grad: not a leaf of the graph
 assert [v is x for v in find_leaves(x * c)] == [True], "x * c has one leaf, x"
+a, b = torch.tensor(1.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)  # equal values
+got = find_leaves(a * b + a)
+assert len(got) == 2 and any(v is a for v in got) and any(v is b for v in got), \
+    f"a * b + a with a and b both 1.0: expected the two leaves a and b, got {len(got)} tensor(s) (compare with `is`)"
+deep_x, deep_y = chain()
+got = attempt("find_leaves on a chain of 10,000 additions", find_leaves, deep_y)
+assert len(got) == 1 and got[0] is deep_x, f"a chain of 10,000 additions has one leaf, got {len(got)}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a01_graphs
 a01_graphs.check_find_leaves(find_leaves)
@@ -216,6 +259,9 @@ assert depth(y) == 4, f"example graph: AddBackward0 -> SinBackward0 -> MulBackwa
 assert depth(x) == 0, "a leaf has no grad_fn: depth 0"
 z = x * 2 + x  # two paths to x: lengths 2 and 3
 assert depth(z) == 3, f"x * 2 + x: the longest path has 3 nodes, got {depth(z)}"
+deep_x, deep_y = chain()
+got = attempt("depth on a chain of 10,000 additions", depth, deep_y)
+assert got == 10_001, f"a chain of 10,000 additions is 10,001 nodes deep, got {got}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a01_graphs
 a01_graphs.check_depth(depth)
@@ -263,10 +309,36 @@ assert [n.name() for n in ran] == ["AddBackward0", "SinBackward0", "MulBackward0
 assert ran[0] is y.grad_fn, "the engine starts at loss.grad_fn"
 assert w.grad is not None and x.grad is not None, "trace_backward must run loss.backward()"
 assert all(not n._pre_hooks for n in ran), "remove your hooks when backward is done"
+from chibigrad.autograd.engine import use_ordering
+x, w, y = example()
+order = topological_order([y.grad_fn])
+other = order[:-2] + [order[-1], order[-2]]  # the two AccumulateGrads swapped: another valid order
+with use_ordering(lambda roots: list(other)):
+    ran = trace_backward(y)
+assert [id(n) for n in ran] == [id(n) for n in other], \
+    ("under an ordering that runs the two AccumulateGrads the other way round, trace_backward returned them in "
+     "the default order: record the nodes inside your hooks as they run, do not return a precomputed list")
+x, w, y = example()
+y.backward()  # frees the graph: a second backward raises RuntimeError
+try:
+    trace_backward(y)
+except RuntimeError:
+    pass
+else:
+    raise AssertionError("trace_backward on a graph freed by an earlier backward: expected the engine's "
+                         "RuntimeError to propagate, got no error")
+assert all(not n._pre_hooks for n in topological_order([y.grad_fn])), \
+    "when backward raised, your hooks stayed on the graph: remove them in a `finally:` block"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a01_graphs
 a01_graphs.check_trace_backward(trace_backward)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# That's it. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: random graphs with shared nodes and constants, a 50,000-node graph, every
+# node kind, and hooks left behind after an error. Code that is right, not just right on the visible examples,
+# passes them.

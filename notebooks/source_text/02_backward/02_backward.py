@@ -27,6 +27,8 @@
 # checks, random graphs, a 50,000-node graph, freed graphs).
 
 # %% nbgrader="readonly" id="setup"
+import functools
+
 import numpy as np
 
 import chibigrad as torch
@@ -38,6 +40,28 @@ def close(a, b, tol=1e-5):
     """True when tensors (or arrays, numbers) a and b have the same shape and values."""
     a, b = [np.asarray(v.detach() if isinstance(v, torch.Tensor) else v, dtype=np.float64) for v in (a, b)]
     return a.shape == b.shape and np.allclose(a, b, rtol=tol, atol=tol)
+
+
+def attempt(what, fn, *args):
+    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    try:
+        return fn(*args)
+    except RecursionError:
+        raise AssertionError(f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
+                             "limit; use an explicit stack (a list you append to and pop from).") from None
+    except Exception as err:
+        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+
+
+@functools.lru_cache(maxsize=None)
+def chain(n=10_000):
+    """x and y = x + 1 + 1 + ... (n additions): a graph n + 1 nodes deep, far past the recursion limit.
+    Built once (a second or so) and shared by the tests, which only read it."""
+    x = torch.tensor(0.5, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = y + 1.0
+    return x, y
 
 # %% [markdown] nbgrader="readonly" id="sum_to-text"
 # ## Exercise 1: sum a gradient back to an input's shape (2 points)
@@ -65,11 +89,19 @@ def sum_to(grad, shape):
 
 # %% nbgrader="tests" id="sum_to-tests" points=2
 g = torch.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
-assert close(sum_to(g, (3,)), [11.0, 22.0, 33.0]), f"(2, 3) -> (3,): sum over dim 0, got {sum_to(g, (3,))}"
-assert close(sum_to(g, (2, 1)), [[6.0], [60.0]]), f"(2, 3) -> (2, 1): sum over dim 1, keep it, got {sum_to(g, (2, 1))}"
-assert close(sum_to(g, (1, 3)), [[11.0, 22.0, 33.0]]), f"(2, 3) -> (1, 3): got {sum_to(g, (1, 3))}"
-assert close(sum_to(g, ()), 66.0), f"(2, 3) -> (): sum everything, got {sum_to(g, ())}"
-assert close(sum_to(g, (2, 3)), g), "same shape: nothing to sum"
+for shape, expected in [((3,), [11.0, 22.0, 33.0]), ((2, 1), [[6.0], [60.0]]), ((1, 3), [[11.0, 22.0, 33.0]]),
+                        ((), 66.0), ((2, 3), g)]:
+    got = attempt(f"sum_to(grad of shape (2, 3), {shape})", sum_to, g, shape)
+    assert close(got, expected), f"sum_to(grad of shape (2, 3), {shape}): expected {expected}, got {got}"
+g3 = torch.arange(24.0).reshape(4, 2, 3)
+got = attempt("sum_to(grad of shape (4, 2, 3), (2, 1))", sum_to, g3, (2, 1))
+assert close(got, [[120.0], [156.0]]), \
+    f"(4, 2, 3) -> (2, 1): sum dims 0 and 2 (the size-1 dim of (2, 1) is dim 2 of grad), expected " \
+    f"[[120.], [156.]], got {got}"
+gg = torch.ones(2, 3, requires_grad=True)
+got = attempt("sum_to(a grad that requires grad, (3,))", sum_to, gg * 2, (3,))
+assert got.grad_fn is not None, \
+    "sum_to on a tensor that requires grad returned a tensor without grad_fn: use Tensor operations, not numpy"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a02_backward
 a02_backward.check_sum_to(sum_to)
@@ -109,16 +141,26 @@ class Hypot(Function):
 # %% nbgrader="tests" id="hypot-tests" points=3
 a = torch.tensor([3.0, 6.0], requires_grad=True)
 b = torch.tensor([[4.0], [8.0]], requires_grad=True)
-out = Hypot.apply(a, b)  # broadcast to (2, 2)
+out = attempt("Hypot.apply(a, b) with a of shape (2,) and b of shape (2, 1)", Hypot.apply, a, b)  # broadcast to (2, 2)
 assert close(out, [[5.0, 7.2111025], [8.5440037, 10.0]]), f"forward: got {out}"
 assert out.grad_fn.name() == "HypotBackward", f"the result's grad_fn should be HypotBackward, got {out.grad_fn}"
-grads = out.grad_fn.apply(torch.ones(2, 2))  # what your backward returns, before the engine touches it
+grads = attempt("your backward, called with grad_output = ones(2, 2)", out.grad_fn.apply, torch.ones(2, 2))
 assert len(grads) == 2, f"backward must return 2 gradients (one per input), got {len(grads)}"
 assert grads[0].shape == (2,) and grads[1].shape == (2, 1), \
     f"gradients must have the inputs' shapes (2,) and (2, 1), got {grads[0].shape} and {grads[1].shape}"
+twice = out.grad_fn.apply(torch.full((2, 2), 2.0))
+assert close(twice[0], 2 * grads[0]) and close(twice[1], 2 * grads[1]), \
+    f"with grad_output all 2.0 the gradients should double: got {twice[0]} and {twice[1]} (multiply by grad)"
 out.sum().backward()
 assert close(a.grad, [3 / 5 + 3 / 8.5440037, 6 / 7.2111025 + 6 / 10]), f"a.grad: got {a.grad}"
 assert close(b.grad, [[4 / 5 + 4 / 7.2111025], [8 / 8.5440037 + 8 / 10]]), f"b.grad: got {b.grad}"
+try:
+    out.sum().backward()  # the graph of out was freed by the first backward
+except RuntimeError:
+    pass
+else:
+    raise AssertionError("a second backward through Hypot worked, expected the engine's RuntimeError: keep what "
+                         "backward needs with ctx.save_for_backward (the engine frees it), not as ctx attributes")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a02_backward
 a02_backward.check_hypot(Hypot)
@@ -170,7 +212,8 @@ out.sum().backward()
 assert close(start.grad, [1.5, 1.5]) and close(end.grad, [[0.5], [0.5]]), f"got {start.grad}, {end.grad}"
 assert close(weight.grad, (4 - 0) + (4 - 10) + (20 - 0) + (20 - 10)), f"weight.grad: got {weight.grad}"
 start2 = torch.tensor([1.0, 2.0], requires_grad=True)
-Lerp.apply(start2, torch.tensor([3.0, 6.0]), 0.5).sum().backward()  # a number as weight
+attempt("Lerp with weight 0.5 (a number), then backward",
+        lambda: Lerp.apply(start2, torch.tensor([3.0, 6.0]), 0.5).sum().backward())
 assert close(start2.grad, [0.5, 0.5]), f"with weight 0.5: got {start2.grad}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a02_backward
@@ -231,6 +274,15 @@ for node in order:
 with use_ordering(dfs_order):
     y.backward()
 assert close(x.grad, expected), f"backward with dfs_order gives x.grad = {x.grad}, expected {expected}"
+y1, y2 = x * 2, x.exp()  # two roots, two graphs that share only x
+order = attempt("dfs_order([y1.grad_fn, y2.grad_fn])", dfs_order, [y1.grad_fn, y2.grad_fn])
+assert {n.name() for n in order} == {"MulBackward0", "ExpBackward0", "AccumulateGrad"} and len(order) == 3, \
+    f"two roots: expected the nodes of both graphs (MulBackward0, ExpBackward0, x's AccumulateGrad), got " \
+    f"{[n.name() for n in order]}"
+deep_x, deep_y = chain()
+order = attempt("dfs_order on a chain of 10,000 additions", dfs_order, [deep_y.grad_fn])
+assert len(order) == 10_001 and order[0] is deep_y.grad_fn, \
+    f"a chain of 10,000 additions: expected its 10,001 nodes, the root first, got {len(order)} nodes"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a02_backward
 a02_backward.check_dfs_order(dfs_order)
@@ -295,10 +347,23 @@ assert close(path_sum_grad(L, torch.ones(3, 3, requires_grad=True)), torch.zeros
 x = torch.tensor(3.0, requires_grad=True)
 assert close(path_sum_grad(x * x, x), 6.0), "x * x: two edges to x, two paths, 3 + 3"
 assert a.grad is None, "don't call backward: the point is to do it by hand"
+p, q = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)  # two leaves, equal values
+got = attempt("path_sum_grad(p * 3 + q, p)", path_sum_grad, p * 3 + q, p)
+assert close(got, [3.0, 3.0]), \
+    f"p * 3 + q with p and q both ones: dOut/dp is 3, got {got} (recognise the leaf with `is`)"
+deep_x, deep_y = chain()
+got = attempt("path_sum_grad on a chain of 10,000 additions", path_sum_grad, deep_y, deep_x)
+assert close(got, 1.0), f"a chain of additions has one path of derivatives 1: expected 1.0, got {got}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a02_backward
 a02_backward.check_path_sum_grad(path_sum_grad)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and broadcasts, float64 gradient checks, random graphs, a
+# 50,000-node chain, several roots and freed graphs. Code that is right, not just right on the visible examples,
+# passes them.

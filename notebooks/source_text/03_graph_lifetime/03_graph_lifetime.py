@@ -54,6 +54,14 @@ def raises_freed(fn):
         return str(err) == FREED_MESSAGE
     return False
 
+
+def attempt(what, fn, *args):
+    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    try:
+        return fn(*args)
+    except Exception as err:
+        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+
 # %% [markdown] nbgrader="readonly" id="leaky_relu-text"
 # ## Exercise 1: a Function that saves one byte per element (3 points)
 #
@@ -104,6 +112,11 @@ assert close(x.grad, [0.1, 0.2, 0.3, 4.0, 5.0]), f"x.grad: got {x.grad} (at 0 th
 y.sum().backward()  # the graph was retained: this works, and frees it
 assert chibigrad.memory.saved() == before, "backward without retain_graph should have freed the mask"
 assert raises_freed(lambda: y.sum().backward()), "a third backward should raise the 'second time' error"
+x2, v = torch.tensor([-1.0, 2.0], requires_grad=True), torch.tensor([1.0, 1.0], requires_grad=True)
+(gx,) = attempt("autograd.grad(LeakyReLU.apply(x, 0.1), x, v, create_graph=True)",
+                lambda: torch.autograd.grad(LeakyReLU.apply(x2, 0.1), x2, v, create_graph=True))
+assert gx.grad_fn is not None, ("with create_graph=True the gradient depends on grad_output (v, which requires "
+                                "grad), but yours has no grad_fn: write backward with tensor operations, not numpy")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a03_graph_lifetime
 a03_graph_lifetime.check_leaky_relu(LeakyReLU)
@@ -149,7 +162,7 @@ before = chibigrad.memory.saved()
 features = encoder(torch.randn(5, 4)).tanh()
 loss_a, loss_b = head_a(features).pow(2).mean(), head_b(features).pow(2).mean()
 summed = torch.autograd.grad(loss_a + loss_b, params, retain_graph=True)  # the reference, computed first
-grads = per_loss_grads([loss_a, loss_b], params)
+grads = attempt("per_loss_grads([loss_a, loss_b], params)", per_loss_grads, [loss_a, loss_b], params)
 assert len(grads) == 2 and all(len(g) == 3 for g in grads), "one tuple per loss, one gradient per parameter"
 assert all(p.grad is None for p in params), "use torch.autograd.grad: .grad must stay untouched"
 assert close(grads[1][2], torch.zeros(1, 3)), f"loss_b does not depend on head_a.weight: zeros, got {grads[1][2]}"
@@ -194,12 +207,13 @@ def hvp(f, params, vectors):
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = torch.tensor(3.0, requires_grad=True)
 f = lambda x, y: (x ** 3).sum() * y  # H = [[6 x y, 0, 3 x^2], ...]: (Hv)_x = 6 x y v_x + 3 x^2 v_y
-hx, hy = hvp(f, [x, y], [torch.tensor([1.0, -1.0]), torch.tensor(2.0)])
+hx, hy = attempt("hvp(f, [x, y], [v_x, v_y])", hvp, f, [x, y], [torch.tensor([1.0, -1.0]), torch.tensor(2.0)])
 assert close(hx, [6 * 1 * 3 * 1 + 3 * 1 * 2, 6 * 2 * 3 * -1 + 3 * 4 * 2]), f"(Hv) for x: got {hx}"
 assert close(hy, 3 * 1 * 1 + 3 * 4 * -1), f"(Hv) for y: got {hy}"
 assert hx.grad_fn is None and hy.grad_fn is None, "return plain tensors (the last autograd.grad without create_graph)"
 assert x.grad is None and y.grad is None, "leave .grad alone: use torch.autograd.grad"
-linear = hvp(lambda x, y: (x * 2).sum() + y, [x, y], [torch.ones(2), torch.tensor(1.0)])
+linear = attempt("hvp of (x * 2).sum() + y (linear: its Hessian is 0)", hvp, lambda x, y: (x * 2).sum() + y,
+                 [x, y], [torch.ones(2), torch.tensor(1.0)])
 assert close(linear[0], [0.0, 0.0]) and close(linear[1], 0.0), "f linear in x and y: H = 0"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a03_graph_lifetime
@@ -259,10 +273,32 @@ assert count_alive_graphs(healthy_step, 5) == 0, f"healthy loop: expected 0, got
 alive = count_alive_graphs(leaky_step, 5)
 assert alive == 5, f"total = total + loss keeps every graph: expected 5, got {alive}"
 del total
+
+
+def cyclic_step():
+    loss = model(inputs).pow(2).mean()
+    loss.register_hook(lambda grad: loss.item() and None)  # the hook refers to loss: a reference cycle
+    loss.backward()
+    return loss
+
+
+gc.disable()  # as between two automatic collections
+try:
+    alive = count_alive_graphs(cyclic_step, 5)
+finally:
+    gc.enable()
+assert alive == 0, (f"graphs in a reference cycle (a hook that reads its own loss) are garbage, not leaks: "
+                    f"expected 0, got {alive} (call gc.collect() before counting)")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a03_graph_lifetime
 a03_graph_lifetime.check_count_alive_graphs(count_alive_graphs)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and dtypes, float64 finite-difference checks, deep graphs,
+# bytes of saved tensors measured before and after, and eleven kinds of training loop. Code that is right, not
+# just right on the visible examples, passes them.

@@ -184,6 +184,11 @@ model(torch.randn(16, 3)).pow(2).mean().backward()
 opt.step()
 assert model[0].weight.grad is None and close(model[0].weight, first), "frozen layers get no gradient, don't move"
 assert close(model[1].running_mean, running), "a frozen BatchNorm must not update its running statistics (eval mode)"
+deep = nn.Sequential(*[nn.Linear(2, 2) for _ in range(12)])  # modules "0" to "11"
+fine_tune(deep, ["1"], lr=0.1)
+got = [n for n, p in deep.named_parameters() if p.requires_grad]
+assert got == ["1.weight", "1.bias"], \
+    f"12 layers, trainable ['1']: expected ['1.weight', '1.bias'] (not '10.weight', '11.bias'), got {got}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a04_stop_gradient
 a04_stop_gradient.check_fine_tune(fine_tune)
@@ -237,10 +242,20 @@ with torch.no_grad():
     flat.weight.copy_(torch.tensor([[0.3, 0.4]]))
 assert close(gradient_penalty(steep, real, fake, alpha), 16.0), "a linear critic with weight [3, 4]: (5 - 1) ** 2"
 assert close(gradient_penalty(flat, real, fake, alpha), 0.0), "weight [0.3, 0.4]: norm 0.5 is below 1, no penalty"
+W = torch.tensor([[3.0, 0.0, 0.0], [0.0, 4.0, 0.0]])  # samples are 2x3 matrices; the input gradient is W
+critic = lambda x: (x * W).sum((1, 2))  # noqa: E731
+got = gradient_penalty(critic, torch.randn(5, 2, 3), torch.randn(5, 2, 3), torch.rand(5, 1, 1))
+assert close(got, 16.0), \
+    f"samples of shape (2, 3), input gradient W, norm 5 over all elements: expected (5 - 1) ** 2 = 16, got {got}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a04_stop_gradient
 a04_stop_gradient.check_gradient_penalty(gradient_penalty)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and dtypes, float64 finite-difference checks, larger models,
+# version counters and memory. Code that is right, not just right on the visible examples, passes them.

@@ -45,6 +45,14 @@ def close(a, b, tol=1e-5):
     a, b = [np.asarray(v.detach() if isinstance(v, torch.Tensor) else v, dtype=np.float64) for v in (a, b)]
     return a.shape == b.shape and np.allclose(a, b, rtol=tol, atol=tol)
 
+
+def attempt(what, fn, *args):
+    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    try:
+        return fn(*args)
+    except Exception as err:
+        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+
 # %% [markdown] nbgrader="readonly" id="accumulate-text"
 # ## Exercise 1: micro-batches that add up to the big batch (3 points)
 #
@@ -86,6 +94,14 @@ for (name, p), e in zip(model.named_parameters(), expected):
     assert close(p.grad, e), f"{name}.grad differs from the full batch's gradient (micro-batches of 4, 4, 2)"
 accumulate(model, F.mse_loss, inputs, targets, 3)
 assert close(model[0].bias.grad, 2 * expected[1]), "accumulate adds into .grad: after two calls, twice the gradient"
+big_inputs, big_targets = torch.randn(64, 3), torch.randn(64, 1)
+with chibigrad.memory.measure() as one:
+    F.mse_loss(model(big_inputs[:16]), big_targets[:16])
+with chibigrad.memory.measure() as all_four:
+    accumulate(model, F.mse_loss, big_inputs, big_targets, 16)
+assert all_four.saved_peak <= 1.25 * one.saved_peak + 256, \
+    (f"64 samples in micro-batches of 16: saved tensors peaked at {all_four.saved_peak} bytes, one micro-batch's "
+     f"graph holds {one.saved_peak}: call backward on each micro-batch before building the next")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a05_accumulation
 a05_accumulation.check_accumulate(accumulate)
@@ -147,7 +163,7 @@ a = torch.tensor([1.0, -2.0], requires_grad=True)
 b = torch.tensor([3.0], requires_grad=True)
 opt = Lion([a, b], lr=0.1, weight_decay=0.5)
 a.grad = torch.tensor([0.3, -0.2])  # b.grad is None: b is skipped
-opt.step()
+attempt("Lion.step()", opt.step)
 assert close(a, [1.0 * 0.95 - 0.1, -2.0 * 0.95 + 0.1]), f"after one step: a = {a}"
 assert close(b, [3.0]) and b not in opt.state, "a parameter whose .grad is None is not touched (no decay, no state)"
 assert close(opt.state[a]["exp_avg"], [0.003, -0.002]), f"m = 0.99 * 0 + 0.01 * g, got {opt.state[a]['exp_avg']}"
@@ -160,6 +176,14 @@ opt.zero_grad()  # set_to_none=True: a.grad is None
 opt.step()
 assert close(a, before), "after zero_grad() the parameter has no gradient: step must not move it"
 assert a.is_leaf and a.grad_fn is None, "update under torch.no_grad(): a must stay a leaf"
+c = torch.tensor([0.0], requires_grad=True)
+opt = Lion([c], lr=0.1)
+c.grad = torch.tensor([1.0])
+opt.step()  # c = -0.1, m = 0.01
+c.grad = torch.tensor([-0.5])
+opt.step()  # the step's sign is that of 0.9 * 0.01 + 0.1 * -0.5 < 0, so c goes up; then m is updated
+assert close(c, [0.0]), (f"g = 1 then g = -0.5: Lion steps along sign(beta1 * m + (1 - beta1) * g) with the old m, "
+                         f"then updates m: expected c = 0.0, got {c.detach()}")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a05_accumulation
 a05_accumulation.check_lion(Lion)
@@ -222,10 +246,29 @@ assert w1.grad is g1, "scale the gradients in place: .grad must stay the same te
 assert close(w1.grad, [0.6, 0.0]) and close(w2.grad, [0.0, 0.8]), "group 0 (norm 5) is scaled to norm 1"
 assert close(w3.grad, [6.0, 8.0]), "group 1 has its own max_norm, 100: its norm 10 is below, nothing changes"
 assert close(clip_grad_norm_groups_(opt, 1.0, norm_type=math.inf), [0.8, 8.0]), "with norm_type=inf: the largest |g|"
+library = torch.nn.utils.clip_grad_norm_  # the exercise is to write the clipping: the library's is refused here
+
+
+def refuse(*args, **kwargs):
+    raise AssertionError("clip_grad_norm_groups_ called chibigrad's clip_grad_norm_: write the clipping yourself")
+
+
+code, library.__code__ = library.__code__, refuse.__code__
+try:
+    w1.grad = torch.tensor([3.0, 4.0])
+    clip_grad_norm_groups_(opt, 1.0)
+finally:
+    library.__code__ = code
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a05_accumulation
 a05_accumulation.check_clip_grad_norm_groups(clip_grad_norm_groups_)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: uneven micro-batches and memory peaks, several parameter groups, momentum
+# over many steps, closures, infinite and non-finite norms. Code that is right, not just right on the visible
+# examples, passes them.

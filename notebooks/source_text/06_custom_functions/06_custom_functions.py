@@ -45,6 +45,14 @@ def f64(values, requires_grad=True):
     """A float64 tensor (gradient checks want float64)."""
     return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
 
+
+def attempt(what, fn, *args):
+    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    try:
+        return fn(*args)
+    except Exception as err:
+        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+
 # %% [markdown] nbgrader="readonly" id="swish-text"
 # ## Exercise 1: Swish, with a learnable slope and a right second derivative (3 points)
 #
@@ -91,21 +99,34 @@ class Swish(Function):
 # %% nbgrader="tests" id="swish-tests" points=3
 x = f64([-2.0, 0.5, 3.0])
 beta = f64(1.5)
-y = Swish.apply(x, beta)
+y = attempt("Swish.apply(x, beta)", Swish.apply, x, beta)
 s = 1 / (1 + np.exp(-1.5 * np.array([-2.0, 0.5, 3.0])))
 assert close(y, [-2.0, 0.5, 3.0] * s), f"forward: got {y}"
 assert y.grad_fn.name() == "SwishBackward", f"grad_fn should be SwishBackward, got {y.grad_fn}"
-gx, gb = torch.autograd.grad(y.sum(), [x, beta], create_graph=True)
+raw = attempt("your backward, called with grad_output = ones", y.grad_fn.apply, torch.ones(3, dtype=torch.float64))
+assert tuple(raw[1].shape) == (), \
+    f"beta has shape (): its gradient must be summed to that shape (sum_to_size), got shape {tuple(raw[1].shape)}"
+gx, gb = attempt("autograd.grad(y.sum(), [x, beta], create_graph=True)",
+                 lambda: torch.autograd.grad(y.sum(), [x, beta], create_graph=True))
 xs = np.array([-2.0, 0.5, 3.0])
 assert close(gx, s + 1.5 * xs * s * (1 - s)), f"d swish / dx: got {gx}"
 assert close(gb, (xs * xs * s * (1 - s)).sum()), f"d swish / d beta (summed to beta's shape ()): got {gb}"
-(gxx,) = torch.autograd.grad(gx.sum(), x)
+(gxx,) = attempt("the second derivative, autograd.grad(gx.sum(), x) (backward must be differentiable: no "
+                 "once_differentiable, no numpy)", lambda: torch.autograd.grad(gx.sum(), x))
 expected = s * (1 - s) * (2 * 1.5 + 1.5 ** 2 * xs * (1 - 2 * s))
 assert close(gxx, expected), f"second derivative d2 swish / dx2: got {gxx}, expected {expected}"
 assert gradcheck(Swish.apply, (x, beta)) and gradgradcheck(Swish.apply, (x, beta)), "gradcheck or gradgradcheck"
 x = torch.tensor([1.0, -1.0], requires_grad=True)
 y = Swish.apply(x, 2.0)
 assert y.grad_fn.apply(torch.ones(2))[1] is None, "a float beta gets None as its gradient"
+y.sum().backward()
+try:
+    y.sum().backward()  # the first backward freed the graph
+except RuntimeError:
+    pass
+else:
+    raise AssertionError("a second backward through Swish worked, expected the engine's RuntimeError: keep tensors "
+                         "with ctx.save_for_backward (the engine frees them), not as ctx attributes")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06_custom_functions
 a06_custom_functions.check_swish(Swish)
@@ -157,9 +178,9 @@ class LogSumExp(Function):
 
 # %% nbgrader="tests" id="logsumexp-tests" points=3
 x = f64([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]])
-out = LogSumExp.apply(x, None, 1)
+out = attempt("LogSumExp.apply(x, None, 1)", LogSumExp.apply, x, None, 1)
 assert close(out, np.log(np.exp([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]]).sum(1))), f"forward, dim=1: got {out}"
-out.sum().backward()
+attempt("backward of LogSumExp over dim 1 of a (2, 3) input", out.sum().backward)
 assert close(x.grad, np.exp([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]]) / np.exp([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]]).sum(
     1, keepdims=True)), f"gradient without weights is the softmax: got {x.grad}"
 big = LogSumExp.apply(f64([[1000.0, 1000.0], [-1000.0, -1000.0]]), None, -1)
@@ -167,7 +188,7 @@ assert close(big, [1000 + np.log(2), -1000 + np.log(2)]), f"stability: got {big}
 x, b = f64([1.0, 2.0]), f64([0.25, 3.0])
 out = LogSumExp.apply(x, b, 0)
 assert close(out, np.log(0.25 * np.e + 3 * np.e ** 2)), f"weights: got {out}"
-gx, gb = torch.autograd.grad(out, [x, b])
+gx, gb = attempt("autograd.grad(out, [x, b]) with weights b", torch.autograd.grad, out, [x, b])
 assert close(gx, np.array([0.25 * np.e, 3 * np.e ** 2]) / (0.25 * np.e + 3 * np.e ** 2)), f"gradient for x: {gx}"
 assert close(gb, np.array([np.e, np.e ** 2]) / (0.25 * np.e + 3 * np.e ** 2)), f"gradient for b: {gb}"
 zero = LogSumExp.apply(f64([1000.0, 0.0], False), f64([0.0, 1.0], False), 0)
@@ -288,7 +309,8 @@ def check_grad(fn, inputs, eps=1e-6):
 
 # %% nbgrader="tests" id="check_grad-tests" points=3
 x, w = f64([0.3, -0.8]), f64([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
-errors = check_grad(lambda x, w, scale: (w @ x).tanh() * scale, [x, w, 2.0])
+errors = attempt("check_grad on (w @ x).tanh() * 2.0", check_grad, lambda x, w, scale: (w @ x).tanh() * scale,
+                 [x, w, 2.0])
 assert isinstance(errors, list) and len(errors) == 3, f"one entry per input: got {errors}"
 assert errors[2] is None, f"the number 2.0 needs no gradient: expected None, got {errors[2]}"
 assert errors[0] < 1e-8 and errors[1] < 1e-8, f"a correct backward: errors should be ~0, got {errors}"
@@ -312,10 +334,32 @@ errors = check_grad(HalfGradient.apply, [f64([1.0, -3.0])])
 assert abs(errors[0] - 3.0) < 1e-6, f"backward gives x, the truth is 2x: the largest error is 3, got {errors}"
 errors = check_grad(lambda x: (x * 3).exp(), [f64([1.0, 1.5])])
 assert errors[0] < 1e-6, f"exp(3x) has a large second derivative; central differences still agree: got {errors}"
+
+
+class IgnoresGradOutput(Function):  # a wrong backward: right only when grad_output is all ones
+    @staticmethod
+    def forward(ctx, x):
+        return x * torch.tensor([1.0, 2.0], dtype=torch.float64)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.tensor([1.0, 2.0], dtype=torch.float64)
+
+
+errors = check_grad(IgnoresGradOutput.apply, [f64([0.5, 0.5])])
+assert abs(errors[0] - 2.0) < 1e-6, \
+    (f"a backward that ignores grad_output: its Jacobian rows are all [1, 2], the truth is diag(1, 2), so the largest "
+     f"error is 2; got {errors} (check each output on its own, one backward per output element)")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06_custom_functions
 a06_custom_functions.check_check_grad(check_grad)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other shapes and dims, float64 checks of first and second derivatives, freed
+# graphs, in-place changes, extreme values and wrong backwards your check_grad must expose. Code that is right,
+# not just right on the visible examples, passes them.

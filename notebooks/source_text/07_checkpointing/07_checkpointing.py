@@ -58,6 +58,26 @@ def gradients(model, run, x, seed=0):
     out.pow(2).mean().backward()
     return out.detach(), [p.grad for p in model.parameters()] + [x.grad]
 
+
+def attempt(what, fn, *args):
+    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    try:
+        return fn(*args)
+    except Exception as err:
+        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+
+
+def first_difference(grads, reference):
+    """'' when the gradients match, else a sentence naming the first one that differs and by how much."""
+    for k, (g, r) in enumerate(zip(grads, reference)):
+        what = "x" if k == len(reference) - 1 else f"parameter {k}"
+        if g is None:
+            return f"{what} got no gradient (None)"
+        if not close(g, r):
+            return f"the gradient of {what} differs from the one without checkpointing by up to " \
+                   f"{float((g - r).abs().max()):.3g}"
+    return ""
+
 # %% [markdown] nbgrader="readonly" id="checkpoint_fn-text"
 # ## Exercise 1: a checkpoint Function that the parameters can see (4 points)
 #
@@ -117,13 +137,15 @@ torch.manual_seed(0)
 model = mlp(3)
 x = torch.randn(8, 32, requires_grad=True)
 ref_out, ref_grads = gradients(model, model, x)
-out, grads = gradients(model, lambda x: CheckpointFn.apply(model, x, *model.parameters()), x)
+out, grads = attempt("a training step through CheckpointFn", gradients, model,
+                     lambda x: CheckpointFn.apply(model, x, *model.parameters()), x)
 assert close(out, ref_out), "the checkpointed output differs from model(x)"
 assert all(g is not None for g in grads), "every parameter (and x) should get a gradient"
 assert all(close(g, r) for g, r in zip(grads, ref_grads)), "the gradients differ from those without checkpointing"
 out = CheckpointFn.apply(model, x, *model.parameters())
 assert out.grad_fn.name() == "CheckpointFnBackward", f"grad_fn: {out.grad_fn}"
-reached = torch.autograd.grad(out.sum(), list(model.parameters()))
+reached = attempt("torch.autograd.grad(out.sum(), parameters)", torch.autograd.grad, out.sum(),
+                  list(model.parameters()))
 assert all(g is not None for g in reached), "autograd.grad should reach the parameters through your Function"
 with memory.measure() as m:
     out = CheckpointFn.apply(model, x, *model.parameters())
@@ -132,6 +154,16 @@ drop = mlp(2, dropout=0.5)
 ref = gradients(drop, drop, x, seed=3)
 got = gradients(drop, lambda x: CheckpointFn.apply(drop, x, *drop.parameters()), x, seed=3)
 assert all(close(g, r) for g, r in zip(got[1], ref[1])), "with dropout: replay the random state in backward"
+draws = []
+for run in (drop, lambda x: CheckpointFn.apply(drop, x, *drop.parameters())):
+    torch.manual_seed(4)
+    out = run(x)
+    before = torch.rand(3)  # drawn between forward and backward
+    out.sum().backward()
+    draws.append((before, torch.rand(3)))
+assert close(draws[1][1], draws[0][1]), \
+    ("the random numbers drawn after backward are not those drawn without checkpointing: after the recomputation, "
+     "put the generator back where it was (torch.set_rng_state with the state from before the replay)")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a07_checkpointing
 a07_checkpointing.check_checkpoint_fn(CheckpointFn)
@@ -180,9 +212,12 @@ layers = list(model.children())
 x = torch.randn(8, 32, requires_grad=True)
 ref_out, ref_grads = gradients(model, model, x)
 for boundaries in ([], [2], [2, 3, 6]):
-    out, grads = gradients(model, lambda x: checkpoint_segments(layers, boundaries, x), x)
+    out, grads = attempt(f"a training step with boundaries {boundaries}", gradients, model,
+                         lambda x: checkpoint_segments(layers, boundaries, x), x)
     assert close(out, ref_out), f"boundaries {boundaries}: the output differs from model(x)"
-    assert all(close(g, r) for g, r in zip(grads, ref_grads)), f"boundaries {boundaries}: the gradients differ"
+    problem = first_difference(grads, ref_grads)
+    assert not problem, (f"boundaries {boundaries}: {problem}. When backward recomputes a segment, does it run that "
+                         "segment's layers? A function defined in a loop sees the loop variables' last values.")
 calls = [0] * len(layers)
 hooks = [layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
          for k, layer in enumerate(layers)]
@@ -236,15 +271,34 @@ for s in range(1, 13):
     checkpoint_sequential(model, s, x, use_reentrant=False).pow(2).mean().backward()
     peaks[s] = memory.max_saved() - before
 print({s: p // 1024 for s, p in peaks.items()}, "KiB")
-assert choose_segments(model, x, peaks[1]) == 1, "a budget that fits the whole step: no checkpointing (s = 1)"
-assert choose_segments(model, x, min(peaks.values()) - 1) is None, "a budget below every peak: None"
+got = choose_segments(model, x, peaks[1])
+assert got == 1, f"a budget that fits the whole step: no checkpointing, expected s = 1, got {got}"
+got = choose_segments(model, x, min(peaks.values()) - 1)
+assert got is None, f"a budget below every peak: expected None, got {got}"
 budget = (peaks[1] + min(peaks.values())) // 2
 expected = min(s for s, p in peaks.items() if p <= budget)
-assert choose_segments(model, x, budget) == expected, f"budget {budget}: expected s = {expected}"
+got = choose_segments(model, x, budget)
+assert got == expected, f"budget {budget}: expected s = {expected}, got {got} (reset the peak before each try?)"
+deeper, x14 = mlp(7, width=64), torch.randn(16, 64)  # 14 layers
+small = {}
+for s in range(1, 5):
+    memory.reset_peak()
+    before = memory.saved()
+    checkpoint_sequential(deeper, s, x14, use_reentrant=False).pow(2).mean().backward()
+    small[s] = memory.max_saved() - before
+expected = min(s for s, p in small.items() if p <= small[4])
+got = choose_segments(deeper, x14, small[4])
+assert got == expected, (f"14 layers, a budget of {small[4]} bytes: the fewest segments that fit is s = {expected} "
+                         f"(peaks {small}), got {got}; try every s, not only those that divide the number of layers")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a07_checkpointing
 a07_checkpointing.check_choose_segments(choose_segments)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: dropout, frozen parameters, nested checkpoints, memory measurements, other
+# depths and budgets. Code that is right, not just right on the visible examples, passes them.

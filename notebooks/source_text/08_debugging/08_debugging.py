@@ -54,6 +54,14 @@ def make_data(n=32, seed=0):
     inputs = rng.standard_normal((n, 4))
     return torch.tensor(inputs), torch.tensor(np.sin(inputs.sum(1, keepdims=True)))
 
+
+def attempt(what, fn, *args):
+    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    try:
+        return fn(*args)
+    except Exception as err:
+        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+
 # %% [markdown] nbgrader="readonly" id="train-text"
 # ## Exercise 1: a training loop that diverges and leaks memory (3 points)
 #
@@ -96,7 +104,7 @@ inputs, targets = make_data()
 net, twin = make_model(), make_model()
 gc.collect()  # garbage from earlier cells is not this loop's doing
 saved_before = memory.saved()
-history = train(net, inputs, targets, steps=30)
+history = attempt("train(net, inputs, targets, steps=30)", train, net, inputs, targets, 30)
 assert len(history) == 30 and all(type(v) is float for v in history), \
     f"history should hold 30 Python floats, got {[type(v).__name__ for v in history[:3]]}..."
 assert memory.saved() == saved_before, \
@@ -110,6 +118,17 @@ for _ in range(30):  # the same steps, by hand
 assert all(close(p, q) for p, q in zip(net.parameters(), twin.parameters())), \
     "after 30 steps the parameters differ from 30 plain SGD steps: is each step's gradient its own?"
 assert history[-1] < history[0], f"the loss should fall: {history[0]:.4f} -> {history[-1]:.4f}"
+probe = make_model()
+memory.reset_peak()
+start = memory.saved()
+(probe(inputs) - targets).pow(2).mean()  # one step's graph, never used
+one_step = memory.max_saved() - start
+memory.reset_peak()
+start = memory.saved()
+train(make_model(), inputs, targets, steps=3)
+peak = memory.max_saved() - start
+assert peak <= one_step, (f"at its peak training held {peak} bytes of saved tensors, one step's graph needs "
+                          f"{one_step}: free each step's graph before the next forward (no retain_graph=True)")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a08_debugging
 a08_debugging.check_train(train)
@@ -149,7 +168,7 @@ s = q.detach().numpy() @ k.detach().numpy().T / 2
 expected = np.exp(s) / np.exp(s).sum(1, keepdims=True)
 assert close(w, expected), "forward: each row is a softmax of the scaled scores"
 upstream = torch.tensor(rng.standard_normal((3, 5)))
-(w * upstream).sum().backward()
+attempt("backward through attention_weights(q, k)", (w * upstream).sum().backward)
 g = upstream.numpy()
 dscores = expected * (g - (g * expected).sum(1, keepdims=True))
 assert q.grad is not None and k.grad is not None, "q and k should get gradients"
@@ -194,7 +213,8 @@ loss = td_loss(q_net, states, rewards, next_states)
 with torch.no_grad():
     fixed = rewards + 0.9 * q_net(next_states)
 assert close(loss, (q_net(states) - fixed).pow(2).mean()), f"the loss value changed: {loss}"
-got = torch.autograd.grad(loss, list(q_net.parameters()))
+got = attempt("torch.autograd.grad(td_loss(...), q_net's parameters)", torch.autograd.grad, loss,
+              list(q_net.parameters()))
 plain = torch.autograd.grad((q_net(states) - fixed).pow(2).mean(), list(q_net.parameters()))
 assert all(close(a, b) for a, b in zip(got, plain)), "the gradient should come from q_net(states) only"
 ### BEGIN HIDDEN TESTS
@@ -231,7 +251,7 @@ w1, b1, w2 = [torch.tensor(rng.standard_normal(s), requires_grad=True) for s in 
 out = two_layer(x, w1, b1, w2)
 pre = x.numpy() @ w1.detach().numpy() + b1.detach().numpy()
 assert close(out, np.maximum(pre, 0) @ w2.detach().numpy()), "forward: relu(x @ w1 + b1) @ w2"
-out.sum().backward()
+attempt("backward through two_layer(x, w1, b1, w2)", out.sum().backward)
 through = (pre > 0) * (np.ones((6, 2)) @ w2.detach().numpy().T)  # the gradient reaching x @ w1 + b1
 assert close(b1.grad, through.sum(0)), f"b1.grad: got {b1.grad}, expected {through.sum(0)}"
 assert close(w1.grad, x.numpy().T @ through), "w1.grad is wrong: the ReLU's mask must reach backward"
@@ -286,7 +306,7 @@ optimizer = optim.SGD(net.parameters(), lr=0.1)
 expected = {name: [] for name in logger.norms}
 for step in range(3):
     optimizer.zero_grad()
-    (net(inputs) - targets).pow(2).mean().backward()
+    attempt("backward with the logger's hooks on", (net(inputs) - targets).pow(2).mean().backward)
     for name, p in net.named_parameters():
         expected[name].append(float(np.linalg.norm(p.grad.numpy())))
     optimizer.step()
@@ -304,4 +324,9 @@ a08_debugging.check_grad_norm_logger(GradNormLogger)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other models, seeds and sizes, memory measurements, accumulation, removed
+# hooks. Code that is right, not just right on the visible examples, passes them.

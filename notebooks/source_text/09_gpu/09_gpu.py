@@ -80,7 +80,7 @@ def run(what, fn, *args, **kwargs):
                              "`t`.") from None
     except TypeError as err:
         if "to numpy" not in str(err):
-            raise
+            raise AssertionError(f"{what}: expected a result, got TypeError: {err}") from err
         raise AssertionError(f"{what}: {err}\n--> `.numpy()` reads host memory only: "
                              "use `.detach().cpu().numpy()`.") from None
 
@@ -130,7 +130,9 @@ for device in DEVICES:
     assert moved["inputs"].device.type == device, f"moved['inputs'] is on {moved['inputs'].device}, not {device}"
     assert isinstance(moved["extra"], list) and isinstance(moved["extra"][1], tuple), "lists stay lists, tuples tuples"
     assert moved["extra"][1][0].device.type == device, f"nested tensors move too: {moved['extra'][1][0].device}"
-    assert moved["extra"][1][1:] == ("label", 7), "strings and numbers are returned as they are"
+    kept = moved["extra"][1][1:]
+    assert [type(v) for v in kept] == [str, int] and kept == ("label", 7), \
+        f"strings and numbers are returned as they are: expected ('label', 7), got {kept!r}"
     assert isinstance(moved["pair"], Pair) and moved["pair"].y is None, f"a namedtuple stays one: {moved['pair']!r}"
     assert moved["pair"].x.device.type == device and close(moved["pair"].x, [1.0]), "the namedtuple's tensor moves"
 assert batch["inputs"].device.type == "cpu", "the original batch is not modified"
@@ -232,7 +234,15 @@ torch.manual_seed(2)
 data = [(torch.randn(n, 3), torch.randn(n, 2)) for n in (4, 4, 1)]
 for device in DEVICES:
     model = make_model(device)
-    result = run(f"evaluate with the model on {device}", evaluate, model, data, F.mse_loss)
+    graphs = []
+
+    def loss_fn(output, target):  # F.mse_loss, noting whether the model's output carries a graph
+        graphs.append(output.requires_grad)
+        return F.mse_loss(output, target)
+
+    result = run(f"evaluate with the model on {device}", evaluate, model, data, loss_fn)
+    assert graphs and not any(graphs), \
+        f"model on {device}: the model's outputs require grad, so each batch builds a graph: use torch.no_grad()"
     assert isinstance(result, tuple) and len(result) == 2, f"return a pair (mean_loss, predictions), got {result!r}"
     mean_loss, predictions = result
     assert isinstance(mean_loss, float), f"mean_loss: a Python float, got {type(mean_loss).__name__}"
@@ -302,12 +312,38 @@ assert 0.005 <= seconds < 0.05, f"the median of the 5 timed calls is about 0.005
 x = torch.ones(64, 64, device="cuda")
 seconds = run("time_per_call on cuda", time_per_call, lambda: x @ x, torch.device("cuda"), warmup=1, repeats=3)
 assert isinstance(seconds, float) and seconds > 0, f"a time in seconds on cuda, got {seconds!r}"
+busy_until = [0.0]  # a pretend GPU: queue() returns at once, the device stays busy 30 ms more
+
+
+def queue():
+    busy_until[0] = max(busy_until[0], time.perf_counter()) + 0.03
+
+
+def pretend_synchronize(device=None):  # waits until the queued work is done, as on a GPU
+    time.sleep(max(0.0, busy_until[0] - time.perf_counter()))
+
+
+real_synchronize, torch.cuda.synchronize = torch.cuda.synchronize, pretend_synchronize
+try:
+    seconds = run("time_per_call on a pretend GPU", time_per_call, queue, "cuda", warmup=1, repeats=3)
+finally:
+    torch.cuda.synchronize = real_synchronize
+assert 0.025 <= seconds < 0.1, \
+    (f"each call keeps the (pretend) GPU busy for 0.03 s but returns at once: expected about 0.03 s, got {seconds}; "
+     "call torch.cuda.synchronize() before starting the clock and again before stopping it")
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a09_gpu
 a09_gpu.check_time_per_call(time_per_call)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
-# Done. Before you submit: *Kernel > Restart Kernel and Run All Cells*, then **Validate**. Without a GPU,
-# Validate runs the visible tests only, on the simulated device: Exercise 4's points are given when the
-# assignment is graded on a GPU machine.
+# ## Before you submit
+#
+# *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
+# visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
+# tests** added to each tests cell: other models, nested batches, momentum, uneven batches and, on a GPU
+# machine, timings against the GPU's own. Code that is right, not just right on the visible examples, passes
+# them.
+#
+# Without a GPU, Validate runs the visible tests on the simulated device: Exercise 4's points are given
+# when the assignment is graded on a GPU machine.

@@ -1,0 +1,167 @@
+"""The student's JupyterLab, opened as a student opens it: `make lab` on a student edition, in headless Chromium.
+
+A student edition holding 01_graphs (its solutions filled in, as a student who finished would have it) is
+written to a temporary folder; `make lab` starts JupyterLab on it exactly as the README says (with
+`--no-browser`, a port and a token). The browser opens the notebook, runs every cell, clicks Validate and reads
+the result; the page has no instructor tools (no Nbgrader menu, formgrader, create-assignment or course-list
+UI, no exchange errors, no news popup) and the server has no formgrader. About 25 s; marked slow.
+A screenshot lands in `_build/screenshots/student-lab.png`.
+"""
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+
+import nbformat
+import pytest
+
+from autograder import course
+from test_book_browser import CHROMIUM, CHROMIUM_ARGS, ROOT
+
+pytestmark = pytest.mark.slow
+ASSIGNMENT = "01_graphs"
+TOKEN = "student-lab-test"
+INSTRUCTOR_WORDS = ["Formgrader", "Create Assignment", "Course List", "Assignment List", "Nbgrader",
+                    "Error fetching courses", "exchange directory", "official Jupyter news"]
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def student_edition(tmp_path_factory):
+    """A student edition with 01_graphs only, its solution cells filled in."""
+    base = tmp_path_factory.mktemp("lab")
+    course_dir = base / "course"
+    course_dir.mkdir()
+    (course_dir / "nbgrader_config.py").write_text((ROOT / "notebooks" / "nbgrader_config.py").read_text())
+    for sub in ("source", "source_text"):
+        (course_dir / sub).mkdir()
+        os.symlink(ROOT / "notebooks" / sub / ASSIGNMENT, course_dir / sub / ASSIGNMENT)
+    course.generate_assignments(course_dir, [ASSIGNMENT])
+    student = base / "student"
+    course.write_student_edition(student, [ASSIGNMENT], course_dir / "release", course_dir)
+    path = student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source = nbformat.read(ROOT / "notebooks" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    solutions = {c.id: c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        cell.source = solutions.get(cell.id, cell.source)
+    nbformat.write(nb, path)
+    return student
+
+
+@pytest.fixture(scope="module")
+def lab(student_edition):
+    """`make lab` on the student edition (released just now: `-o` tells make not to release it again); its URL."""
+    stamp = student_edition.parent / "released"
+    stamp.touch()
+    port = _free_port()
+    log = open(student_edition.parent / "lab.log", "w")
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(student_edition.parent / "runtime"))
+    process = subprocess.Popen(
+        ["make", "--no-print-directory", "-C", str(ROOT), "-o", str(stamp), "lab", f"STUDENT={student_edition}",
+         f"RELEASED={stamp}",
+         f"LAB_ARGS=--no-browser --port={port} --IdentityProvider.token={TOKEN}"],
+        stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    pytest.fail("make lab did not start JupyterLab:\n" + (student_edition.parent / "lab.log").read_text())
+                time.sleep(0.5)
+        yield url
+    finally:
+        os.killpg(process.pid, 15)
+        process.wait(timeout=30)
+        log.close()
+
+
+def _status(url):
+    try:
+        return urllib.request.urlopen(url, timeout=10).status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def test_the_servers_instructor_extensions_are_off(lab):
+    assert _status(f"{lab}/formgrader?token={TOKEN}") == 404, "the formgrader must not be served to students"
+    assert _status(f"{lab}/assignments?token={TOKEN}") == 404, "no assignment list (it needs an exchange)"
+
+
+def test_a_student_runs_the_notebook_and_validates_it_in_chromium(lab, student_edition):
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium not installed: apt-get install -y chromium (CI installs it in .ci/run)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is pinned in requirements.txt")
+    problems = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.goto(f"{lab}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb?token={TOKEN}")
+        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+        page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)  # the kernel is up
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        ran = _wait_until_every_cell_ran(page, lab, student_edition / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+        failed = [(c.id, o.get("ename") or o.get("text", "")[:300]) for c in ran.cells if c.cell_type == "code"
+                  for o in c.outputs if o.output_type == "error" or o.get("name") == "stderr"]
+        assert not failed, f"cells failed or wrote to stderr in the student's Lab: {failed}"
+        page.get_by_role("button", name="Validate").first.click()
+        dialog = page.locator(".jp-Dialog")
+        dialog.wait_for(timeout=60_000)
+        sync_api.expect(dialog).to_contain_text("Success! Your notebook passes all the tests.", timeout=60_000)
+        result = dialog.inner_text()
+        page.keyboard.press("Escape")
+        menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+        text = page.locator("body").inner_text()
+        page.screenshot(path=str(_screenshots() / "student-lab.png"))
+        browser.close()
+    assert "Success" in result
+    assert menus[:4] == ["File", "Edit", "View", "Run"], menus
+    assert "Nbgrader" not in menus, f"the instructor's Nbgrader menu is there: {menus}"
+    shown = [word for word in INSTRUCTOR_WORDS if word.lower() in text.lower()]
+    assert not shown, f"the student's Lab shows instructor tools or their errors: {shown}"
+    assert "hidden tests" in text, "the notebook tells the student that grading adds hidden tests"
+    assert not [p for p in problems if "nbgrader" in p.lower() or "exchange" in p.lower()], problems
+
+
+def _wait_until_every_cell_ran(page, lab, path, timeout=90):
+    """Wait until the kernel has been idle for 2 s (the server knows; Lab renders only the cells on screen), then
+    save (File > Save Notebook) until every non-empty code cell on disk has run; the saved notebook."""
+    import json
+    deadline, idle_since = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        kernels = json.load(urllib.request.urlopen(f"{lab}/api/kernels?token={TOKEN}", timeout=10))
+        if all(k["execution_state"] == "idle" for k in kernels):
+            idle_since = idle_since or time.monotonic()
+            if time.monotonic() - idle_since > 2:
+                page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+                page.locator(".lm-Menu-itemLabel", has_text="Save Notebook").first.click()
+                time.sleep(1)
+                nb = nbformat.read(path, as_version=4)
+                code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]  # Lab skips empty cells
+                if all(c.execution_count for c in code) or any(o.output_type == "error" for c in code
+                                                                for o in c.outputs):
+                    return nb  # everything ran, or Run All stopped at an error
+        else:
+            idle_since = None
+        time.sleep(0.5)
+    page.screenshot(path=str(_screenshots() / "student-lab-failed.png"))
+    pytest.fail(f"after Run All Cells, cells never ran: {[c.id for c in code if not c.execution_count]}")
+
+
+def _screenshots():
+    folder = ROOT / "_build" / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
