@@ -19,12 +19,12 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                        randperm, set_rng_state, tensor, zeros, zeros_like)
 from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chunk, clamp, clone, cos, detach, div,
-                  equal, exp, flatten, floor, hypot, isclose, log, log_softmax, logsumexp, matmul, max, maximum, mean,
-                  min, minimum, mm, mul, mv, neg, norm, permute, pow, prod, reciprocal, relu, reshape, round, sigmoid, sign,
-                  sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh, transpose, unbind, unsqueeze, var,
-                  where)
-from .ops import (all, any, argsort, dot, expm1, gather, index_add, index_select, log1p, log2, log10, scatter,
-                  scatter_add, sort, topk)
+                  equal, exp, flatten, floor, hypot, isclose, isfinite, isinf, isnan, log, log_softmax, logsumexp,
+                  matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg, norm, permute, pow, prod, reciprocal,
+                  relu, reshape, round, sigmoid, sign, sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh,
+                  transpose, unbind, unsqueeze, var, where)
+from .ops import (all, any, argsort, dot, expm1, fmod, gather, index_add, index_select, log1p, log2, log10,
+                  nonzero, remainder, scatter, scatter_add, sort, topk, tril, triu, unflatten)
 from . import autograd, cuda, func, memory, nn, optim, profiler, testing, utils
 from .autograd import functional as _functional  # noqa: F401 - torch.autograd.functional, once Tensor exists
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled

@@ -99,10 +99,23 @@ class Tensor:
     _meta = None  # see _metadata
     __array_priority__ = 1000  # numpy defers to our operators: ndarray * Tensor -> Tensor
 
-    def __init__(self, data=(), requires_grad=False):
-        from .creation import tensor
-        t = tensor(data, dtype=None if isinstance(data, (np.ndarray, Tensor)) else _default_float(),
-                   requires_grad=requires_grad)
+    def __init__(self, *args, requires_grad=False):
+        """The legacy constructor: ``torch.Tensor([1, 2])`` holds data (as floats), ``torch.Tensor(2, 3)``
+        is a float tensor of that shape (uninitialised in PyTorch; zeros here), ``torch.Tensor()`` is empty."""
+        from .creation import tensor, zeros
+        data = args[0] if len(args) == 1 else ()
+        if args and (all(type(a) is int for a in args) or isinstance(data, Size)):
+            t = zeros(*args, requires_grad=requires_grad)
+        elif len(args) > 1:
+            raise TypeError(f"new() received an invalid combination of arguments - got "
+                            f"({', '.join(type(a).__name__ for a in args)})")
+        elif isinstance(data, Tensor):  # PyTorch aliases it: the same data, no warning, no history
+            t = data.detach().requires_grad_(requires_grad)
+        elif isinstance(data, (float, bool, complex)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        else:
+            t = tensor(data, dtype=None if isinstance(data, (np.ndarray, Tensor)) else _default_float(),
+                       requires_grad=requires_grad)
         self._array = t._array
         self._requires_grad = t._requires_grad
 
@@ -433,6 +446,24 @@ class Tensor:
     def is_contiguous(self):
         return self._array.flags.c_contiguous
 
+    def stride(self, dim=None):
+        """How many elements (not bytes, as numpy counts) to step in memory for each dim.
+
+        A contiguous tensor reports PyTorch's strides, ``prod(shape[i+1:])``: numpy may
+        report something else for a dim of size 1, a step nobody ever takes."""
+        a = self._array
+        if a.flags.c_contiguous:
+            strides, step = [], 1
+            for n in reversed(a.shape):
+                strides.insert(0, step)
+                step *= max(n, 1)
+        else:
+            strides = [s // a.itemsize for s in a.strides]
+        return tuple(strides) if dim is None else strides[_ops._util.wrap_dim(dim, a.ndim)]
+
+    def unflatten(self, dim, sizes):
+        return _ops.unflatten(self, dim, sizes)
+
     def to(self, *args, **kwargs):
         """Change device and/or dtype (differentiable); returns self when nothing changes, as PyTorch."""
         from .ops.pointwise import ToCopy
@@ -663,6 +694,12 @@ class Tensor:
     def __truediv__(self, other):
         return _ops.div(self, other)
 
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.remainder(other, self)
+
     def __rtruediv__(self, other):
         return _ops.rdiv(self, other)
 
@@ -740,8 +777,22 @@ class Tensor:
     def any(self, dim=None):
         return wrap(self._array.any(axis=None if dim is None else _ops._util.wrap_dim(dim, self.ndim)))
 
+    def nonzero(self, *, as_tuple=False):
+        """The indices of the non-zero elements: one row per element (or, as_tuple, one tensor per dim)."""
+        if as_tuple:
+            return tuple(wrap(np.asarray(i, dtype=np.int64)) for i in self._array.nonzero())
+        return wrap(np.argwhere(self._array).astype(np.int64, copy=False))
+
     def isnan(self):
+        """Where the values are nan: a bool tensor, outside autograd (as every comparison)."""
         return wrap(np.isnan(self._array))
+
+    def isinf(self):
+        return wrap(np.isinf(self._array))
+
+    def isfinite(self):
+        """Neither nan nor infinite: the check a training loop makes on its loss before stepping."""
+        return wrap(np.isfinite(self._array))
 
     def equal(self, other):
         return _ops.equal(self, other)
@@ -806,8 +857,14 @@ class Tensor:
     def relu(self):
         return _ops.relu(self)
 
-    def round(self):
-        return _ops.round(self)
+    def round(self, decimals=0):
+        return _ops.round(self, decimals=decimals)
+
+    def remainder(self, other):
+        return _ops.remainder(self, other)
+
+    def fmod(self, other):
+        return _ops.fmod(self, other)
 
     def floor(self):
         return _ops.floor(self)
@@ -960,6 +1017,12 @@ class Tensor:
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
 
+    def tril(self, diagonal=0):
+        return _ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _ops.triu(self, diagonal)
+
     def transpose(self, dim0, dim1):
         return _ops.transpose(self, dim0, dim1)
 
@@ -1041,7 +1104,7 @@ def _index_array(index, array):
 
 
 def _default_float():
-    return _dtypes.float32
+    return _dtypes.get_default_dtype()
 
 
 from . import _dtype as _dtypes  # noqa: E402

@@ -92,8 +92,8 @@ def test_saved_tensors_with_shape_and_bytes():
     big = torch.randn(1000, requires_grad=True)
     g = viz.draw([x * y, big.exp()])
     rows = {b.title: b.rows for b in boxes_of(g, "node")}
-    assert rows["MulBackward0"] == [("saved (3, 4) float32 \u00b7 48 B", "saved"),
-                                    ("saved (3, 4) float64 \u00b7 96 B", "saved")]
+    assert rows["MulBackward0"] == [("saved (3, 4) float64 \u00b7 96 B", "saved"),  # other, then self: PyTorch's order
+                                    ("saved (3, 4) float32 \u00b7 48 B", "saved")]
     assert rows["ExpBackward0"] == [("saved (1000,) float32 \u00b7 3.9 KiB", "saved")]
     assert all(not r for b in boxes_of(g, "node") if b.title == "AccumulateGrad" for r in b.rows)
 

@@ -60,6 +60,8 @@ def _as_tuple(x):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Add the gradients of ``tensors`` into the ``.grad`` of the leaves they depend on."""
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if retain_graph is None:
@@ -108,11 +110,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     allow_unused = allow_unused or materialize_grads
+    roots = _roots(outputs, grad_outputs)  # PyTorch checks the outputs first, then the inputs
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     edges = [t._gradient_edge() for t in inputs]
-    captured = engine.execute(_roots(outputs, grad_outputs), retain_graph, create_graph, edges, accumulate=False)
+    captured = engine.execute(roots, retain_graph, create_graph, edges, accumulate=False)
     result = []
     for i, (t, edge) in enumerate(zip(inputs, edges)):
         g = captured.get(edge)

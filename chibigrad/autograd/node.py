@@ -58,6 +58,10 @@ class SavedTensor:
 
     __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta")
 
+    def __repr__(self):
+        """``grad_fn._raw_saved_self`` prints as in PyTorch, whose saved tensors are C++ objects."""
+        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
+
     def __init__(self, tensor, is_output):
         if tensor._is_inference:
             raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "
@@ -286,7 +290,7 @@ class AccumulateGrad(Node):
                 grad = check_hook_result(hook, grad, new)
             grad._shared_grad = True  # the hook may have kept it
         if var.grad is None:
-            var.grad = grad if grad_mode._state.enabled else _owned(grad)
+            var.grad = _copy_recorded(grad) if grad_mode._state.enabled else _owned(grad)
         elif grad_mode._state.enabled:
             var.grad = var.grad + grad  # create_graph: keep the graph of the sum
         else:
@@ -302,6 +306,12 @@ def check_hook_result(hook, grad, new):
         raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has changed the type of value (was "
                            f"{grad.type()} got {new.type()})")
     return new
+
+
+def _copy_recorded(grad):
+    """create_graph: PyTorch stores a copy made with ``copy_`` (so ``.grad`` shows ``CopyBackwards``
+    and keeps the gradient's graph behind it), never the very tensor others may hold."""
+    return _tensor.wrap(grad._array.copy()).copy_(grad)
 
 
 def _owned(grad):

@@ -1,8 +1,9 @@
 """torch.nn: modules, parameters, losses, ``functional`` and ``init``."""
 from . import functional, init, utils
 from .modules import (GELU, BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,
-                      Identity, LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential,
-                      Sigmoid, SiLU, Softmax, Tanh, Unflatten)
+                      HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, Module, ModuleDict,
+                      ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU,
+                      SmoothL1Loss, Softmax, Tanh, Unflatten)
 from .parameter import Parameter
 
 from .. import _missing  # noqa: E402

@@ -14,6 +14,7 @@ import numpy as np
 from .. import _device
 from ..autograd.function import Function
 from ..ops._util import arrays
+from ..ops.pointwise import where
 from ..ops.shape import IndexGrad
 from ..tensor import Tensor, wrap
 
@@ -109,6 +110,38 @@ class Silu(Function):
         return grad * (s * (1 + x * (1 - s)))
 
 
+class LeakyRelu(Function):
+    """x where x > 0, else ``negative_slope * x``: a small gradient keeps flowing for negative inputs
+    (at 0 the slope is negative_slope's, as in PyTorch)."""
+    node_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, a, negative_slope):
+        ctx.save_for_backward(a)
+        ctx.negative_slope = negative_slope
+        x = a._array
+        return wrap(np.where(x > 0, x, x * negative_slope))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return where(x > 0, grad, grad * ctx.negative_slope), None
+
+
+class LeakyReluInplace(LeakyRelu):
+    """The in-place version saves its result (the input is overwritten); for a positive slope the
+    result is positive exactly where the input was."""
+    node_name = "LeakyReluBackward1"
+
+    @staticmethod
+    def forward(ctx, a, negative_slope):
+        ctx.negative_slope = negative_slope
+        x = a._array
+        out = wrap(np.where(x > 0, x, x * negative_slope))
+        ctx.save_for_backward(out)
+        return out
+
+
 # ---- losses -----------------------------------------------------------------
 def reduce_array(losses, reduction):
     if reduction == "mean":
@@ -138,6 +171,58 @@ class MseLoss(Function):
             g = g / diff.numel()
         return (g if ctx.needs_input_grad[0] else None,
                 -g if ctx.needs_input_grad[1] else None, None)
+
+
+class SmoothL1Loss(Function):
+    """Quadratic for differences below ``beta``, linear above: ``0.5 z**2 / beta`` or ``z - 0.5 beta``.
+
+    The gradient is the difference divided by beta, clamped to [-1, 1]: an outlier
+    pulls with a bounded force, where MSE's pull grows with the error.
+    """
+    node_name = "SmoothL1LossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, reduction, beta):
+        ctx.save_for_backward(input, target)
+        ctx.reduction, ctx.beta = reduction, beta
+        x, y = arrays(input, target)
+        z = np.abs(x - y)
+        losses = np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+        return wrap(reduce_array(losses, reduction).astype(z.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _robust_grads(ctx, lambda diff: grad * (diff / ctx.beta).clamp(-1, 1))
+
+
+class HuberLoss(Function):
+    """SmoothL1Loss times ``delta`` (PyTorch's ``delta`` is ``beta`` without the division):
+    ``0.5 z**2`` below delta, ``delta * (z - 0.5 delta)`` above; the gradient is clamped to [-delta, delta]."""
+    node_name = "HuberLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, reduction, delta):
+        ctx.save_for_backward(input, target)
+        ctx.reduction, ctx.delta = reduction, delta
+        x, y = arrays(input, target)
+        z = np.abs(x - y)
+        losses = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+        return wrap(reduce_array(losses, reduction).astype(z.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _robust_grads(ctx, lambda diff: grad * diff.clamp(-ctx.delta, ctx.delta))
+
+
+def _robust_grads(ctx, grad_of_diff):
+    """The input and target gradients of a loss on ``input - target``. The target's is computed
+    on ``target - input``, as PyTorch does, not negated: a zero difference then gives 0.0, not -0.0."""
+    input, target = ctx.saved_tensors
+    grads = []
+    for needed, diff in zip(ctx.needs_input_grad[:2], (input - target, target - input)):
+        g = grad_of_diff(diff) if needed else None
+        grads.append(g / diff.numel() if needed and ctx.reduction == "mean" else g)
+    return grads[0], grads[1], None, None
 
 
 class NllLoss(Function):

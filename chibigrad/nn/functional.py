@@ -32,6 +32,12 @@ def sigmoid(input):
     return ops.sigmoid(input)
 
 
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return input._recorded_inplace(lambda a: fn.LeakyReluInplace.apply(a, negative_slope))
+    return fn.LeakyRelu.apply(input, negative_slope)
+
+
 def silu(input, inplace=False):
     return _maybe_inplace(fn.Silu.apply, input, inplace)
 
@@ -145,15 +151,49 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def mse_loss(input, target, reduction="mean"):
-    """Mean (or sum) of squared differences; warns when shapes differ, as broadcasting is then usually a bug."""
+def _check_target_shape(input, target):
+    """Regression losses warn when shapes differ, as broadcasting is then usually a bug."""
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                      "same size.", stacklevel=2)
-    _check_reduction(reduction)
+                      "same size.", stacklevel=3)
     check_broadcast(input.shape, target.shape)
+
+
+def mse_loss(input, target, reduction="mean"):
+    """Mean (or sum) of squared differences."""
+    _check_target_shape(input, target)
+    _check_reduction(reduction)
     return fn.MseLoss.apply(input, target, reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    """Mean (or sum) of absolute differences. PyTorch composes it of sub, abs and mean (or sum),
+    so its graph shows those nodes (MeanBackward0), not an L1LossBackward."""
+    _check_target_shape(input, target)
+    _check_reduction(reduction)
+    losses = (input - target).abs()
+    return losses if reduction == "none" else losses.mean() if reduction == "mean" else losses.sum()
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """Squared error below ``beta``, absolute error above (see ``_functions.SmoothL1Loss``)."""
+    _check_target_shape(input, target)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:  # no quadratic part left: PyTorch computes the L1 loss
+        return l1_loss(input, target, reduction)
+    return fn.SmoothL1Loss.apply(input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """Squared error below ``delta``, ``delta`` times the absolute error above (see ``_functions.HuberLoss``)."""
+    _check_target_shape(input, target)
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return fn.HuberLoss.apply(input, target, reduction, delta)
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):

@@ -6,10 +6,11 @@ from ..tensor import Tensor, numpy_names as _numpy_names, wrap
 from . import _util, linalg, pointwise as pw, reduction as red, selection as sel, shape as sh
 from .. import return_types as _return_types
 from ._util import operand
-from .linalg import bmm, linear, matmul, mm, mv
+from .linalg import bmm, linear, mm, mv
+from . import linalg as _linalg
 from .pointwise import where
 from .reduction import std, var
-from .shape import cat, chunk, split, stack
+from .shape import cat, chunk, split, stack, unflatten
 
 
 def add(a, b, alpha=1):
@@ -26,8 +27,12 @@ def rsub(a, number):
     return pw.Rsub.apply(a, operand(number, a))
 
 
-def mul(a, b):
-    return pw.Mul.apply(a, operand(b, a))
+def mul(a, b, *, out=None):
+    return _util.write_out("mul", pw.Mul.apply(a, operand(b, a)), out)
+
+
+def matmul(a, b, *, out=None):
+    return _util.write_out("matmul", _linalg.matmul(a, b), out)
 
 
 def div(a, b):
@@ -36,6 +41,20 @@ def div(a, b):
 
 def rdiv(a, number):
     return mul(reciprocal(a), number)
+
+
+def remainder(a, b):
+    """``a % b`` (the sign of b, as Python's %)."""
+    if isinstance(b, Tensor):
+        return pw.Remainder.apply(operand(a, b), b)
+    return pw.RemainderScalar.apply(a, operand(b, a))
+
+
+def fmod(a, b):
+    """C's fmod (the sign of a)."""
+    if isinstance(b, Tensor):
+        return pw.Fmod.apply(a, b)
+    return pw.FmodScalar.apply(a, operand(b, a))
 
 
 def neg(a):
@@ -60,9 +79,14 @@ def _unary(cls):
     return op
 
 
-exp, log, sqrt, abs, sin, cos, tanh, sigmoid, relu, round, floor, sign, reciprocal = map(  # noqa: A001
-    _unary, (pw.Exp, pw.Log, pw.Sqrt, pw.Abs, pw.Sin, pw.Cos, pw.Tanh, pw.Sigmoid, pw.Relu, pw.Round, pw.Floor,
-             pw.Sign, pw.Reciprocal))
+exp, log, sqrt, abs, sin, cos, tanh, sigmoid, relu, floor, sign, reciprocal = map(  # noqa: A001
+    _unary, (pw.Exp, pw.Log, pw.Sqrt, pw.Abs, pw.Sin, pw.Cos, pw.Tanh, pw.Sigmoid, pw.Relu, pw.Floor, pw.Sign,
+             pw.Reciprocal))
+
+
+def round(a, decimals=0):  # noqa: A001 - PyTorch's name
+    """Round half to even; with ``decimals``, to that many decimal places (RoundBackward1)."""
+    return pw.Round.apply(a) if decimals == 0 else pw.RoundDecimals.apply(a, decimals)
 log2, log10, log1p, expm1 = map(_unary, (pw.Log2, pw.Log10, pw.Log1p, pw.Expm1))
 
 
@@ -209,6 +233,14 @@ def unsqueeze(a, dim):
     return sh.Unsqueeze.apply(a, dim)
 
 
+def tril(a, diagonal=0):
+    return sh.Tril.apply(a, diagonal)
+
+
+def triu(a, diagonal=0):
+    return sh.Triu.apply(a, diagonal)
+
+
 def transpose(a, dim0, dim1):
     return sh.Transpose.apply(a, dim0, dim1)
 
@@ -254,6 +286,22 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return wrap(np.isclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def nonzero(a, *, as_tuple=False):
+    return a.nonzero(as_tuple=as_tuple)
+
+
+def isnan(a):
+    return a.isnan()
+
+
+def isinf(a):
+    return a.isinf()
+
+
+def isfinite(a):
+    return a.isfinite()
 
 
 def equal(a, b):

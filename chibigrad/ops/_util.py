@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from .. import _device
-from .._dtype import float32, result_type
+from .._dtype import get_default_dtype, result_type
 from ..tensor import Tensor, wrap
 
 
@@ -64,7 +64,7 @@ def check_broadcast(shape_a, shape_b):
 
 def float_array(t):
     """``t``'s array, as the default float type when it holds integers or bools."""
-    return t._array if t.dtype.is_floating_point else t._array.astype(float32.np_type)
+    return t._array if t.dtype.is_floating_point else t._array.astype(get_default_dtype().np_type)
 
 
 def operand(value, like):
@@ -120,10 +120,12 @@ def unsqueeze_dims(grad, dims, keepdim):
 
 
 def save_needed(ctx, a, b):
-    """For products: a's gradient needs b and b's needs a, so save only those.
-    (Saving both regardless would keep memory alive that backward never reads.)"""
+    """For products: a's gradient needs b and b's needs a, so save only those, b first.
+    (Saving both regardless would keep memory alive that backward never reads.) b comes
+    first because PyTorch saves them in that order: saved-tensor hooks see b packed, and
+    unpacked, before a."""
     need_a, need_b = ctx.needs_input_grad[:2]
-    ctx.save_for_backward(a if need_b else None, b if need_a else None)
+    ctx.save_for_backward(b if need_a else None, a if need_b else None)
 
 
 def warn(message, category=UserWarning):
@@ -133,6 +135,29 @@ def warn(message, category=UserWarning):
     while frame is not None and frame.f_globals.get("__name__", "").startswith("chibigrad"):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def write_out(name, result, out):
+    """``out=``: PyTorch's out variants write the result into an existing tensor and record no graph.
+
+    A tensor of another shape is resized to the result's, with PyTorch's deprecation warning
+    unless it was empty."""
+    if out is None:
+        return result
+    if result.requires_grad:
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    if out.shape != result.shape:
+        if out.numel():
+            warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
+                 f"does not match the required output shape {list(result.shape)}. This behavior is deprecated, and "
+                 "in a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). "
+                 "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
+        out._array = np.empty(result.shape, dtype=out._array.dtype)
+    out._array[...] = result._array
+    out._bump_version()  # an in-place change: saved tensors that hold out see it
+    return out
 
 
 _warned_once = set()

@@ -11,7 +11,7 @@ from .shape import SqueezeMatmul, UnsafeView
 
 class Mm(Function):
     node_name = "MmBackward0"
-    saved_names = ("self", "mat2")
+    saved_names = ("mat2", "self")  # in PyTorch's order (see save_needed)
     array_backward = True
 
     @staticmethod
@@ -22,7 +22,7 @@ class Mm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (grad @ _t(b) if ctx.needs_input_grad[0] else None,
                 _mat2_grad(ctx, grad, a) if ctx.needs_input_grad[1] else None)
 
@@ -51,14 +51,14 @@ class Bmm(Mm):
     def backward(ctx, grad):
         if not isinstance(grad, Tensor):  # arrays: ``@`` is numpy's batched product
             return Mm.backward(ctx, grad)
-        a, b = ctx.saved_tensors  # tensors (create_graph): recorded with bmm, as PyTorch records them
+        b, a = ctx.saved_tensors  # tensors (create_graph): recorded with bmm, as PyTorch records them
         return (grad.bmm(b.mT) if ctx.needs_input_grad[0] else None,
                 a.mT.bmm(grad) if ctx.needs_input_grad[1] else None)
 
 
 class Dot(Function):
     node_name = "DotBackward0"
-    saved_names = ("self", "tensor")
+    saved_names = ("tensor", "self")  # in PyTorch's order (see save_needed)
     array_backward = True
 
     @staticmethod
@@ -68,14 +68,14 @@ class Dot(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
 
 
 class Mv(Function):
     node_name = "MvBackward0"
-    saved_names = ("self", "vec")
+    saved_names = ("vec", "self")  # in PyTorch's order (see save_needed)
 
     @staticmethod
     def forward(ctx, a, v):
@@ -84,7 +84,7 @@ class Mv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, v = ctx.saved_tensors
+        v, a = ctx.saved_tensors
         return (grad.unsqueeze(1) * v if ctx.needs_input_grad[0] else None,
                 _t(a) @ grad if ctx.needs_input_grad[1] else None)
 

@@ -8,9 +8,10 @@ to its input's shape (see ``engine._fit``), as PyTorch's engine does.
 import numpy as np
 
 from .. import _device
+from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from .._dtype import result_type
+from .._dtype import get_default_dtype, result_type
 from ._util import arrays, check_broadcast, cpu_scalars, float_array, save_needed
 
 
@@ -59,7 +60,7 @@ class Rsub(Function):
 
 class Mul(Function):
     node_name = "MulBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
     array_backward = True
 
     @staticmethod
@@ -70,26 +71,28 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
 
 
 class Div(Function):
     node_name = "DivBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
     array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         x, y = arrays(a, b)
         out = np.true_divide(x, y)
-        return wrap(out if a.dtype.is_floating_point or b.dtype.is_floating_point else out.astype(np.float32))
+        if not (a.dtype.is_floating_point or b.dtype.is_floating_point):  # int / int: the default float type
+            out = out.astype(get_default_dtype().np_type)
+        return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (grad / b if ctx.needs_input_grad[0] else None,
                 -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
 
@@ -120,7 +123,7 @@ class Pow(Function):
         ctx.exponent = exponent
         x = a._array
         if not a.dtype.is_floating_point and isinstance(exponent, float):
-            x = x.astype(np.float32)
+            x = x.astype(get_default_dtype().np_type)
         elif not a.dtype.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return wrap(np.power(x, x.dtype.type(exponent) if x.dtype.kind == "f" else exponent))
@@ -161,18 +164,18 @@ def _integer_power(x, y):
 class PowTensor(Function):
     """``tensor ** tensor``: both base and exponent get gradients."""
     node_name = "PowBackward1"
-    saved_names = ("self", "exponent", "result")
+    saved_names = ("exponent", "self", "result")  # in PyTorch's order (see save_needed)
 
     @staticmethod
     def forward(ctx, a, b):
         x, y = arrays(a, b)
         out = wrap(np.power(x, y) if x.dtype.kind == "f" else _integer_power(x, y))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         zero = grad.new_zeros(())  # PyTorch's masks: 0 ** 0 has gradient 0 for base and exponent
         grad_a = where(b == 0, zero, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
         grad_b = where((a == 0) & (b >= 0), zero, grad * out * a.log()) if ctx.needs_input_grad[1] else None
@@ -361,7 +364,26 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (1 - out * out)
+        return grad * _one_minus_square(out)
+
+
+def _one_minus_square(y):
+    """``1 - y * y`` rounded once, as PyTorch's tanh backward computes it.
+
+    PyTorch's kernel is written ``a * (1 - b * b)``, but its compiler fuses the multiply
+    and the subtraction into one FMA: in float32, plain ``1 - y * y`` (two roundings)
+    differs from it in the last bit for about 30% of elements, and a manual backprop
+    check (``(1 - h**2) * dh == hprebn.grad``) would then agree where PyTorch's does not.
+    float32 squares are exact in float64, so computing there and rounding once gives
+    PyTorch's values. Under create_graph the plain, differentiable formula is used.
+    """
+    if isinstance(y, Tensor):
+        if grad_mode._state.enabled:  # create_graph: record the ops
+            return 1 - y * y
+        return wrap(_one_minus_square(y._array))
+    if y.dtype != np.float32:
+        return 1 - y * y
+    return (1 - y.astype(np.float64) ** 2).astype(np.float32)
 
 
 class Sigmoid(Function):
@@ -381,7 +403,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * out * (1 - out)
+        return grad * (1 - out) * out  # PyTorch's order: grad * out * (1 - out) differs in the last bit
 
 
 class Relu(Function):
@@ -502,33 +524,33 @@ def where(condition, a, b):
 class Maximum(Function):
     """Ties share the gradient equally, as in PyTorch."""
     node_name = "MaximumBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         x, y = arrays(a, b)
         return wrap(np.maximum(x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return _split_by(grad, a > b, a == b), _split_by(grad, a < b, a == b)
 
 
 class Minimum(Function):
     node_name = "MinimumBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         x, y = arrays(a, b)
         return wrap(np.minimum(x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return _split_by(grad, a < b, a == b), _split_by(grad, a > b, a == b)
 
 
@@ -576,6 +598,74 @@ class Round(_ZeroGrad):
     @staticmethod
     def forward(ctx, a):
         return wrap(np.round(a._array))
+
+
+class RoundDecimals(Function):
+    """``round(decimals=d)``: PyTorch scales by 10**d in the tensor's own dtype, rounds half to even,
+    and scales back (for d < 0, divides first), so the last bits match only when done in that order."""
+    node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, a, decimals):
+        x = a._array
+        scale = x.dtype.type(10.0 ** abs(decimals))
+        return wrap(np.rint(x / scale) * scale if decimals < 0 else np.rint(x * scale) / scale)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None
+
+
+class Remainder(Function):
+    """``a % b``, with the sign of ``b`` as Python's ``%``: ``a - floor(a / b) * b``.
+
+    d/da is 1; d/db is ``-floor(a / b)``, a constant between jumps (computed
+    without recording: its own derivative is zero wherever it exists).
+    """
+    node_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        _check_integer_divisor(y)
+        if ctx.needs_input_grad[1]:
+            ctx.quotient = wrap(np.floor(x / y))
+        return wrap(np.remainder(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad * ctx.quotient if ctx.needs_input_grad[1] else None
+
+
+class RemainderScalar(Remainder):
+    node_name = "RemainderBackward0"  # ``tensor % number``: PyTorch's Scalar overload
+
+
+class Fmod(Function):
+    """``fmod(a, b)``, with the sign of ``a`` as C's fmod: ``a - trunc(a / b) * b``."""
+    node_name = "FmodBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = arrays(a, b)
+        _check_integer_divisor(y)
+        if ctx.needs_input_grad[1]:
+            ctx.quotient = wrap(np.trunc(x / y))
+        return wrap(np.fmod(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad * ctx.quotient if ctx.needs_input_grad[1] else None
+
+
+class FmodScalar(Fmod):
+    node_name = "FmodBackward0"
+
+
+def _check_integer_divisor(y):
+    """An integer remainder by zero is PyTorch's error (a float one is nan)."""
+    if y.dtype.kind in "iub" and not y.all():
+        raise RuntimeError("ZeroDivisionError")
 
 
 class Floor(_ZeroGrad):

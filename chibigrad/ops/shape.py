@@ -7,7 +7,7 @@ seen by saved tensors of the base, as in PyTorch.
 import numpy as np
 
 from .. import _device
-from .._dtype import result_type
+from .._dtype import Size, result_type
 from ..autograd.function import Function
 from ..tensor import Tensor, numpy_names, wrap
 from ._util import check_device, wrap_dim
@@ -495,3 +495,52 @@ class IndexAlongDim:
         full_idx = [xp.arange(n).reshape([n if i == d else 1 for i in range(idx.ndim)]) for d, n in enumerate(idx.shape)]
         full_idx[dim] = idx
         return IndexGrad.apply(grad, tuple(full_idx), in_shape)
+
+
+class Tril(Function):
+    """Keep the lower triangle (``diagonal`` shifts it) of the last two dims; zeros elsewhere.
+
+    The op is a mask, so the gradient is the same mask applied to the incoming gradient."""
+    node_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx, a, diagonal):
+        ctx.diagonal = diagonal
+        return wrap(np.tril(_matrices("tril", a), diagonal))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Tril.apply(grad, ctx.diagonal), None
+
+
+class Triu(Function):
+    """Keep the upper triangle; see Tril."""
+    node_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx, a, diagonal):
+        ctx.diagonal = diagonal
+        return wrap(np.triu(_matrices("triu", a), diagonal))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Triu.apply(grad, ctx.diagonal), None
+
+
+def _matrices(name, a):
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return a._array
+
+
+def unflatten(input, dim, sizes):
+    """``input.unflatten(dim, sizes)``: a view (ViewBackward0) with dim ``dim`` split into ``sizes``."""
+    dim = wrap_dim(dim, input.ndim)
+    sizes = list(sizes)
+    known = Size(s for s in sizes if s != -1).numel()
+    if -1 in sizes and sizes.count(-1) == 1 and known and input.shape[dim] % known == 0:
+        sizes[sizes.index(-1)] = input.shape[dim] // known
+    if Size(sizes).numel() != input.shape[dim] or -1 in sizes:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
+                           f"({input.shape[dim]}) in the input tensor")
+    return input.view(*input.shape[:dim], *sizes, *input.shape[dim + 1:])

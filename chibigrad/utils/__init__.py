@@ -1,5 +1,5 @@
 """torch.utils: checkpointing and data loading."""
-from . import checkpoint, data
+from . import checkpoint, data, hooks
 
 from .. import _missing  # noqa: E402
 

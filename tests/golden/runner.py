@@ -20,19 +20,26 @@ import sys
 import traceback
 import warnings
 
-# torch module name -> chibigrad module name, for ``--chibigrad``
+# torch module name -> chibigrad module name, for ``--chibigrad``. A program that imports a torch
+# submodule missing here (``from torch.autograd.function import once_differentiable``) would load a
+# second copy of chibigrad's file under the torch name, whose relative imports then go wrong.
 ALIASES = {
     "torch": "chibigrad",
     "torch.autograd": "chibigrad.autograd",
+    "torch.autograd.function": "chibigrad.autograd.function",
     "torch.autograd.functional": "chibigrad.autograd.functional",
     "torch.autograd.graph": "chibigrad.autograd.graph",
     "torch.func": "chibigrad.func",
     "torch.nn": "chibigrad.nn",
     "torch.nn.functional": "chibigrad.nn.functional",
+    "torch.nn.init": "chibigrad.nn.init",
+    "torch.nn.utils": "chibigrad.nn.utils",
     "torch.optim": "chibigrad.optim",
+    "torch.optim.lr_scheduler": "chibigrad.optim.lr_scheduler",
     "torch.utils": "chibigrad.utils",
     "torch.utils.checkpoint": "chibigrad.utils.checkpoint",
     "torch.utils.data": "chibigrad.utils.data",
+    "torch.utils.hooks": "chibigrad.utils.hooks",
 }
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
@@ -60,8 +67,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     print(f"[warning] {category.__name__}: {message}")
 
 
+def forget_warnings_once():
+    """PyTorch's once-per-process warnings (TORCH_WARN_ONCE) show in every program recorded, since each
+    is recorded in its own process; chibigrad's programs share one (``--json``), so its once-only
+    state is reset before each."""
+    chibigrad = sys.modules.get("chibigrad")
+    if chibigrad is not None:
+        chibigrad.autograd._create_graph_warned = False
+        chibigrad.ops._util._warned_once.clear()
+
+
 def run(path):
     """Execute the program at ``path``; return its normalised output."""
+    forget_warnings_once()
     out = io.StringIO()
     real_stdout = sys.stdout
     sys.stdout = out

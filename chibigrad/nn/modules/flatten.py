@@ -1,6 +1,5 @@
 """Flatten and Unflatten: the reshapes between convolution-like and linear layers."""
-from ... import _dtype
-from ...ops import _util
+from ...ops.shape import unflatten
 from .module import Module
 
 
@@ -41,18 +40,5 @@ def _check_sizes(sizes):
         if not isinstance(size, int):
             raise TypeError(f"unflattened_size must be tuple of ints, but found element of type "
                             f"{type(size).__name__} at pos {i}")
-
-
-def unflatten(input, dim, sizes):
-    """``input.unflatten(dim, sizes)``: a view (ViewBackward0) with dim ``dim`` split into ``sizes``."""
-    dim = _util.wrap_dim(dim, input.ndim)
-    sizes = list(sizes)
-    known = _dtype.Size(s for s in sizes if s != -1).numel()
-    if -1 in sizes and sizes.count(-1) == 1 and known and input.shape[dim] % known == 0:
-        sizes[sizes.index(-1)] = input.shape[dim] // known
-    if _dtype.Size(sizes).numel() != input.shape[dim] or -1 in sizes:
-        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
-                           f"({input.shape[dim]}) in the input tensor")
-    return input.view(*input.shape[:dim], *sizes, *input.shape[dim + 1:])
 
 

@@ -12,6 +12,7 @@ import collections
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import RemovableHandle
 from ...tensor import Tensor, _parse_to
+from ...utils.hooks import BackwardHook
 from ..parameter import Parameter
 
 
@@ -37,26 +38,34 @@ class Module:
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "_forward_pre_hooks", [])
         object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_backward_hooks", [])
+        object.__setattr__(self, "_backward_pre_hooks", [])
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks:
+        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
     def _call_with_hooks(self, args, kwargs):
-        """Pre-hooks may replace the inputs, forward hooks the output."""
+        """Pre-hooks may replace the inputs, forward hooks the output; backward hooks bracket forward."""
         for hook in list(self._forward_pre_hooks):
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, list(self._backward_hooks), list(self._backward_pre_hooks))
+            args = backward_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks):
             result = hook(self, args, output)
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            output = backward_hook.setup_output_hook(output)
         return output
 
     def register_forward_pre_hook(self, hook):
@@ -68,6 +77,18 @@ class Module:
         """``hook(module, args, output)`` runs after forward; it may return a new output."""
         self._forward_hooks.append(hook)
         return RemovableHandle(self._forward_hooks, hook)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs once the gradients with respect to the module's
+        inputs are computed; it may return a new ``grad_input`` (see ``torch.utils.hooks``)."""
+        self._backward_hooks.insert(0 if prepend else len(self._backward_hooks), hook)
+        return RemovableHandle(self._backward_hooks, hook)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients with respect to the module's outputs are
+        ready, before the module's own backward; it may return a new ``grad_output``."""
+        self._backward_pre_hooks.insert(0 if prepend else len(self._backward_pre_hooks), hook)
+        return RemovableHandle(self._backward_pre_hooks, hook)
 
     # ---- registering attributes ---------------------------------------------
     def __setattr__(self, name, value):
