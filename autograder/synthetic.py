@@ -243,7 +243,8 @@ def gaming_students(course_dir, assignment="01_graphs"):
         "    if name.startswith('autograder'):\n        return _Anything(name)\n"
         "    return _import(name, globals, locals, fromlist, level)\n\n"
         "globals()['__builtins__'] = dict(vars(builtins), __import__=_fake_import)")
-    add("replaces-builtins-dict", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup",
+    # (a walk that passes the visible tests, so that only the hidden checks it fakes stand between it and points)
+    add("replaces-builtins-dict", insert_cell(replace_cell(solved, "walk", wrong["walk"]["stops_at_20000"]), "setup",
                                               fake_import, "fake-imports"),
         zero=["walk"], notes=["failed verification", "__builtins__"], tags={"monkeypatch"})
     add("raises-recursion-limit", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup", (
