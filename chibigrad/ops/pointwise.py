@@ -623,14 +623,15 @@ class Remainder(Function):
     without recording: its own derivative is zero wherever it exists).
     """
     node_name = "RemainderBackward1"
+    rounding, result = staticmethod(np.floor), staticmethod(np.remainder)
 
     @staticmethod
     def forward(ctx, a, b):
         x, y = arrays(a, b)
         _check_integer_divisor(y)
         if ctx.needs_input_grad[1]:
-            ctx.quotient = wrap(np.floor(x / y))
-        return wrap(np.remainder(x, y))
+            ctx.quotient = wrap(ctx._forward_cls.rounding(x / y))
+        return wrap(ctx._forward_cls.result(x, y))
 
     @staticmethod
     def backward(ctx, grad):
@@ -641,21 +642,10 @@ class RemainderScalar(Remainder):
     node_name = "RemainderBackward0"  # ``tensor % number``: PyTorch's Scalar overload
 
 
-class Fmod(Function):
+class Fmod(Remainder):
     """``fmod(a, b)``, with the sign of ``a`` as C's fmod: ``a - trunc(a / b) * b``."""
     node_name = "FmodBackward1"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        x, y = arrays(a, b)
-        _check_integer_divisor(y)
-        if ctx.needs_input_grad[1]:
-            ctx.quotient = wrap(np.trunc(x / y))
-        return wrap(np.fmod(x, y))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, -grad * ctx.quotient if ctx.needs_input_grad[1] else None
+    rounding, result = staticmethod(np.trunc), staticmethod(np.fmod)
 
 
 class FmodScalar(Fmod):
