@@ -124,6 +124,8 @@ def test_assignment_structure(assignment):
         assert visible.count("assert ") >= 2, f"{exercise}: give the student visible tests"
         assert f"check_{exercise}(" in tests.source, f"{exercise}: hidden tests call checks.check_{exercise}"
         assert hasattr(module, f"check_{exercise}"), f"autograder.checks.a{assignment} lacks check_{exercise}"
+    setup = next(c for c in nb.cells if c.id == "setup").source
+    assert "chibigrad.tracebacks.install()" in setup, f"{assignment}: errors should read as PyTorch's (issue 17)"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -850,6 +852,19 @@ def test_solutions_score_full_marks_without_stderr(graded, assignment):
 def test_a_deleted_test_cell_is_put_back_and_graded(graded, assignment):
     r = graded[assignment]
     check_full_marks(assignment, r["autograded"]["deleted-a-test-cell"], r["scores"]["deleted-a-test-cell"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_errors_show_no_frame_inside_chibigrad(graded, assignment):
+    """chibigrad.tracebacks, installed by every setup cell: a student sees their frames and the message,
+    as with PyTorch (whose internals are C++), in every error the wrong answers raised under grading."""
+    package = str(ROOT / "chibigrad") + os.sep
+    errors = [o for nb in graded[assignment]["autograded"].values() for c in nb.cells for o in c.get("outputs", [])
+              if o.output_type == "error"]
+    assert errors, "the wrong answers raise errors"
+    inside = [line for o in errors for line in o.traceback if package in re.sub(r"\x1b\[[0-9;]*m", "", line)]
+    assert not inside, inside[:3]
 
 
 @pytest.mark.slow

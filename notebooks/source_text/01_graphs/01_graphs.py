@@ -40,6 +40,10 @@ import functools
 import chibigrad as torch
 from chibigrad.autograd import AccumulateGrad
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 
 def example():
     """A small graph to try things on: y = sin(w * x) + w, with w used twice."""

@@ -35,6 +35,10 @@ import chibigrad as torch
 from chibigrad.autograd import AccumulateGrad, Function
 from chibigrad.autograd.engine import call_node, use_ordering
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 
 def close(a, b, tol=1e-5):
     """True when tensors (or arrays, numbers) a and b have the same shape and values."""

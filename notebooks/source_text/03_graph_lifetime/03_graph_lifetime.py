@@ -39,6 +39,10 @@ from chibigrad.autograd import Function
 from chibigrad.autograd.engine import topological_order
 from chibigrad.autograd.node import FREED_MESSAGE
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 
 def close(a, b, tol=1e-5):
     """True when tensors (or arrays, numbers) a and b have the same shape and values."""

@@ -35,6 +35,10 @@ import chibigrad.nn.functional as F
 from chibigrad import nn, optim
 from chibigrad.autograd import Function
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 
 def close(a, b, tol=1e-5):
     """True when tensors (or arrays, numbers) a and b have the same shape and values."""

@@ -36,6 +36,10 @@ import chibigrad.nn.functional as F
 from chibigrad import nn, optim
 from chibigrad.optim import Optimizer
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 NONFINITE = ("The total norm of order {} for gradients from `parameters` is non-finite, so it cannot be clipped. To "
              "disable this error and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
 

@@ -34,6 +34,10 @@ import numpy as np
 import chibigrad as torch
 from chibigrad.autograd import Function, gradcheck, gradgradcheck
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 
 def close(a, b, tol=1e-6):
     """True when tensors (or arrays, numbers) a and b have the same shape and values."""

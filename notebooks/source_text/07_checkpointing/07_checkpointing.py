@@ -34,6 +34,10 @@ from chibigrad import memory, nn
 from chibigrad.autograd import Function
 from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 
 def close(a, b, tol=1e-5):
     """True when tensors (or arrays, numbers) a and b have the same shape and values."""

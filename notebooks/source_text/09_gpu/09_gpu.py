@@ -52,6 +52,10 @@ import chibigrad as torch
 import chibigrad.nn.functional as F
 from chibigrad import nn, optim
 
+import chibigrad.tracebacks
+
+chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
+
 DEVICES = ("cpu", "cuda")
 REAL_GPU = torch.cuda.is_available() and not torch.cuda.is_simulated()
 print("cuda is", torch.cuda.get_device_name() if torch.cuda.is_available() else "not available")
