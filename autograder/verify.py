@@ -214,6 +214,10 @@ def main(arm=lambda: None):
     shell_config = Config()
     shell_config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=shell_config)
+    # Every setup cell installs chibigrad's traceback display (it replaces warnings.showwarning): install it
+    # before the snapshot, as the kernel has it, so that the instructor's own setup is not taken for tampering.
+    import chibigrad.tracebacks
+    chibigrad.tracebacks.install(shell)
     sys.path[:] = [""] + [p for p in saved_path if p not in ("", ".", cwd)]  # as in the kernel
     transform = TransformerManager().transform_cell
     namespace = shell.user_ns
