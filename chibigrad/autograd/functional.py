@@ -237,15 +237,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     scalar = _single_element(func, "hessian", strict)
 
     def gradient(*inp):
-        g = jacobian(lambda *x: scalar(*x).squeeze(), inp, create_graph=True)
-        for i, el in enumerate(g):
-            if strict and not el.requires_grad:
-                raise RuntimeError(f"While computing the hessian, found that the jacobian of the user-provided "
-                                   f"function with respect to input {i} is independent of the input. This is not "
-                                   "allowed in strict mode. You should ensure that your function is twice "
-                                   "differentiable and that the jacobian depends on the inputs (this would be "
-                                   "violated by a linear function for example).")
-        return g
+        return _check_gradient_has_graph(jacobian(lambda *x: scalar(*x).squeeze(), inp, create_graph=True), strict)
 
     result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
     return result if inputs_tuple else result[0][0]
@@ -288,7 +280,11 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def _gradient_with_graph(out, inputs, strict):
-    gradient = _grad((out,), inputs, create_graph=True)
+    return _check_gradient_has_graph(_grad((out,), inputs, create_graph=True), strict)
+
+
+def _check_gradient_has_graph(gradient, strict):
+    """A second derivative needs a first one that depends on the inputs; strict mode says so when it does not."""
     for i, g in enumerate(gradient):
         if strict and (g is None or not g.requires_grad):
             raise RuntimeError(f"While computing the hessian, found that the jacobian of the user-provided function "

@@ -502,29 +502,23 @@ class Tril(Function):
 
     The op is a mask, so the gradient is the same mask applied to the incoming gradient."""
     node_name = "TrilBackward0"
+    keep = staticmethod(np.tril)
 
     @staticmethod
     def forward(ctx, a, diagonal):
         ctx.diagonal = diagonal
-        return wrap(np.tril(_matrices("tril", a), diagonal))
+        keep = ctx._forward_cls.keep
+        return wrap(keep(_matrices(keep.__name__, a), diagonal))
 
     @staticmethod
     def backward(ctx, grad):
-        return Tril.apply(grad, ctx.diagonal), None
+        return ctx._forward_cls.apply(grad, ctx.diagonal), None
 
 
-class Triu(Function):
+class Triu(Tril):
     """Keep the upper triangle; see Tril."""
     node_name = "TriuBackward0"
-
-    @staticmethod
-    def forward(ctx, a, diagonal):
-        ctx.diagonal = diagonal
-        return wrap(np.triu(_matrices("triu", a), diagonal))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return Triu.apply(grad, ctx.diagonal), None
+    keep = staticmethod(np.triu)
 
 
 def _matrices(name, a):
