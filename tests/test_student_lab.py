@@ -111,9 +111,7 @@ def test_a_student_runs_the_notebook_and_validates_it_in_chromium(lab, student_e
         page.goto(f"{lab}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb?token={TOKEN}")
         page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
         page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)  # the kernel is up
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        ran = _wait_until_every_cell_ran(page, lab, student_edition / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+        ran = _run_every_cell(page, lab, student_edition / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
         failed = [(c.id, o.get("ename") or o.get("text", "")[:300]) for c in ran.cells if c.cell_type == "code"
                   for o in c.outputs if o.output_type == "error" or o.get("name") == "stderr"]
         assert not failed, f"cells failed or wrote to stderr in the student's Lab: {failed}"
@@ -136,29 +134,45 @@ def test_a_student_runs_the_notebook_and_validates_it_in_chromium(lab, student_e
     assert not [p for p in problems if "nbgrader" in p.lower() or "exchange" in p.lower()], problems
 
 
-def _wait_until_every_cell_ran(page, lab, path, timeout=90):
-    """Wait until the kernel has been idle for 2 s (the server knows; Lab renders only the cells on screen), then
-    save (File > Save Notebook) until every non-empty code cell on disk has run; the saved notebook."""
+def _run_every_cell(page, lab, path, tries=3):
+    """Run > Run All Cells, as a student does, until every non-empty code cell of the saved notebook has run (or
+    Run All stopped at an error); the saved notebook. A click that lands while Lab is still connecting the
+    notebook to its kernel runs nothing (for a student too, who clicks again): then it is clicked again."""
+    for attempt in range(tries):
+        page.keyboard.press("Escape")  # nothing else open
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        nb = _saved_once_idle(page, lab, path)
+        code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]  # Lab skips empty cells
+        if all(c.execution_count for c in code) or any(o.output_type == "error" for c in code for o in c.outputs):
+            return nb
+        page.screenshot(path=str(_screenshots() / f"student-lab-run-all-{attempt}.png"))
+        if any(c.execution_count for c in code):
+            break  # it ran, but not to the end: not a lost click
+    pytest.fail(f"after Run All Cells, cells never ran: {[c.id for c in code if not c.execution_count]}; "
+                f"prompts on screen {page.locator('.jp-InputPrompt').all_inner_texts()}")
+
+
+def _saved_once_idle(page, lab, path, timeout=150, quiet=3):
+    """Wait until the kernel has been idle for `quiet` s (the server knows; Lab renders only the cells on screen),
+    then File > Save Notebook; the notebook on disk."""
     import json
     deadline, idle_since = time.monotonic() + timeout, None
     while time.monotonic() < deadline:
         kernels = json.load(urllib.request.urlopen(f"{lab}/api/kernels?token={TOKEN}", timeout=10))
-        if all(k["execution_state"] == "idle" for k in kernels):
-            idle_since = idle_since or time.monotonic()
-            if time.monotonic() - idle_since > 2:
-                page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
-                page.locator(".lm-Menu-itemLabel", has_text="Save Notebook").first.click()
-                time.sleep(1)
-                nb = nbformat.read(path, as_version=4)
-                code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]  # Lab skips empty cells
-                if all(c.execution_count for c in code) or any(o.output_type == "error" for c in code
-                                                                for o in c.outputs):
-                    return nb  # everything ran, or Run All stopped at an error
-        else:
+        if not all(k["execution_state"] == "idle" for k in kernels):
             idle_since = None
+        elif time.monotonic() - (idle_since := idle_since or time.monotonic()) > quiet:
+            break
         time.sleep(0.5)
-    page.screenshot(path=str(_screenshots() / "student-lab-failed.png"))
-    pytest.fail(f"after Run All Cells, cells never ran: {[c.id for c in code if not c.execution_count]}")
+    for text in page.locator(".jp-Dialog").all_inner_texts():  # e.g. a kernel choice while Lab was still starting
+        page.screenshot(path=str(_screenshots() / "student-lab-dialog.png"))
+        print(f"Lab showed a dialog, accepted as a student would: {text!r}")
+        page.locator(".jp-Dialog .jp-mod-accept").first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Save Notebook").first.click()
+    time.sleep(2)
+    return nbformat.read(path, as_version=4)
 
 
 def _screenshots():
