@@ -60,9 +60,14 @@ def assignments(course_dir=NOTEBOOKS):
     return sorted(p.name for p in (Path(course_dir) / "source_text").iterdir() if (p / f"{p.name}.py").is_file())
 
 
+def number(assignment):
+    """``"02_backward"`` -> ``"02"``, ``"01b_engine"`` -> ``"01b"``: the assignment's chapter number."""
+    return assignment.split("_")[0]
+
+
 def exercise_name(assignment, cell_id):
     """``("02_backward", "dfs_order")`` -> ``"02.dfs_order"``: how messages and stubs name an exercise."""
-    return f"{assignment[:2]}.{cell_id}"
+    return f"{number(assignment)}.{cell_id}"
 
 
 def notebook_from_text(path):
@@ -201,9 +206,10 @@ def stub_exercises(source, notebook_of=None):
 def write_student_package(dest, package=PACKAGE, course_dir=NOTEBOOKS):
     """Copy ``package`` to ``dest``, stubbing every exercise region. Returns the
     exercises that were stubbed, ``{exercise: [relative paths]}``."""
-    names = {a[:2]: a for a in assignments(course_dir)}
-    notebook_of = lambda exercise: (f"{names[exercise[:2]]}/{names[exercise[:2]]}.ipynb"  # noqa: E731
-                                    if exercise[:2] in names else None)
+    names = {number(a): a for a in assignments(course_dir)}
+    prefix = lambda exercise: exercise.split(".")[0]  # noqa: E731
+    notebook_of = lambda exercise: (f"{names[prefix(exercise)]}/{names[prefix(exercise)]}.ipynb"  # noqa: E731
+                                    if prefix(exercise) in names else None)
     package, dest = Path(package), Path(dest)
     if dest.exists():
         shutil.rmtree(dest)

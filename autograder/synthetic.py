@@ -106,7 +106,7 @@ def normal_students(course_dir, assignment, wrong_per_student=True, corpus=None)
     first = next(iter(points))
     deleted = copy.deepcopy(solved)
     deleted.cells = [c for c in deleted.cells if c.id != f"{first}-tests"]
-    short = assignment[:2]
+    short = course_build.number(assignment)
     students = [
         Student(f"a{short}-solutions", assignment, solved, _full(points)),
         Student(f"a{short}-untouched", assignment, released, _full(points, zero=points)),

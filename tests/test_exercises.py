@@ -97,7 +97,7 @@ def solution_regions(source):
 # ---- the sources ---------------------------------------------------------------------------------------------------
 
 def test_there_are_assignments():
-    assert ASSIGNMENTS[:2] == ["01_graphs", "02_backward"]
+    assert ASSIGNMENTS[0] == "01_graphs" and "02_backward" in ASSIGNMENTS
 
 
 def test_generated_notebooks_are_up_to_date_with_the_text_sources():
@@ -387,13 +387,13 @@ def test_stub_exercises_replaces_marked_regions_only():
 
 
 def test_marked_regions_in_chibigrad_name_an_assignment():
-    numbers = {a[:2] for a in ASSIGNMENTS}
+    numbers = {course.number(a) for a in ASSIGNMENTS}
     found = {}
     for path in (ROOT / "chibigrad").rglob("*.py"):
         for exercise, *_ in course.exercise_regions(path.read_text()):
             found[exercise] = path
     assert "02.hypot" in found
-    assert all(e[:2] in numbers for e in found), found
+    assert all(e.split(".")[0] in numbers for e in found), found
 
 
 @pytest.fixture(scope="session")
@@ -588,7 +588,7 @@ def test_student_edition_layout(released):
         for secret in ("BEGIN SOLUTION", "HIDDEN TESTS", "autograder"):
             assert secret not in text, f"{nb_path.name} mentions {secret!r}"
         for exercise in exercises(assignment):
-            assert f'NotImplementedError(\\"Exercise {assignment[:2]}.{exercise}:' in text
+            assert f'NotImplementedError(\\"Exercise {course.number(assignment)}.{exercise}:' in text
     for name in ("README.md", "requirements.txt", "pyproject.toml", "nbgrader_config.py"):
         assert (student / name).is_file(), name
     requirements = (student / "requirements.txt").read_text()

@@ -1,0 +1,31 @@
+# Passes each gradient on in the output's shape: a broadcast leaf gets a .grad of the wrong shape.
+def backward(tensor, gradient=None, retain_graph=False):
+    """Backpropagate from tensor into the .grad of every leaf that requires grad."""
+    root = tensor.node
+    waiting, todo, found = {}, [root], {root}
+    while todo:
+        for child in todo.pop().edges:
+            if child is not None:
+                waiting[child] = waiting.get(child, 0) + 1
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+    start = np.ones_like(tensor.data) if gradient is None else np.asarray(gradient, dtype=np.float64)
+    received, ready = {root: start}, [root]
+    while ready:
+        node = ready.pop()
+        total = received.pop(node)
+        if isinstance(node, Leaf):
+            leaf = node.tensor
+            leaf.grad = total.copy() if leaf.grad is None else leaf.grad + total
+            continue
+        outputs = node.apply(total)
+        if node.saved and not retain_graph:
+            node.saved = None
+        for child, g, shape in zip(node.edges, outputs, node.input_shapes):
+            if child is None:
+                continue
+            received[child] = received[child] + g if child in received else g
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                ready.append(child)

