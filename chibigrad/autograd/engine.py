@@ -20,7 +20,7 @@ import itertools
 from .. import _device
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import anomaly_mode, grad_mode, profiler
+from . import anomaly_mode, fast_path, grad_mode, profiler
 from .node import AccumulateGrad, check_hook_result
 
 
@@ -126,10 +126,12 @@ def _needed(order, targets):
 
 
 def _add_to_buffer(buffers, node, nr, grad):
-    """Sum gradients arriving at ``node``'s output ``nr`` from different paths
-    (with create_graph the sum itself is recorded)."""
+    """Sum gradients arriving at ``node``'s output ``nr`` from different paths."""
     buffer = buffers.setdefault(node, [None] * len(node._output_meta))
-    buffer[nr] = grad if buffer[nr] is None else buffer[nr] + grad
+    if buffer[nr] is None:
+        buffer[nr] = grad
+    else:
+        buffer[nr] = fast_path.add(buffer[nr], grad)  # buffer[nr] + grad, in place if nothing else holds it
 
 
 def _tensor_pre_hooks(node, grads):

@@ -115,9 +115,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
+        if not grad_mode.is_grad_enabled():  # e.g. inside backward: nothing is recorded
+            return _run_unrecorded(cls, args, kwargs)
         needs = _needs_input_grad(args)
-        if True not in needs:  # nothing to record; forward still runs without grad, as in PyTorch
-            return _run_unrecorded(cls, needs, args, kwargs)
+        if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
+            with grad_mode.no_grad():
+                return _run_unrecorded(cls, args, kwargs)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
         with grad_mode.no_grad():  # forward itself is never recorded
@@ -131,11 +134,10 @@ Function._separate_setup_context = False  # the base only declares setup_context
 
 
 def _needs_input_grad(args):
-    """For each argument: is it a tensor that needs a gradient? All False under no_grad."""
-    enabled = grad_mode.is_grad_enabled()
+    """For each argument: is it a tensor that needs a gradient?"""
     needs = []
     for a in args:
-        needs.append(enabled and isinstance(a, _tensor.Tensor) and a.requires_grad)
+        needs.append(isinstance(a, _tensor.Tensor) and a.requires_grad)
     return tuple(needs)
 
 
@@ -151,12 +153,11 @@ def _forward(cls, ctx, args, kwargs):
     return outputs
 
 
-def _run_unrecorded(cls, needs, args, kwargs):
-    """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
+def _run_unrecorded(cls, args, kwargs):
+    """Forward only, under no_grad: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)  # (not a Node: it takes no sequence number)
-    ctx.needs_input_grad = needs
-    with grad_mode.no_grad():
-        outputs = _forward(cls, ctx, args, kwargs)
+    ctx.needs_input_grad = (False,) * len(args)
+    outputs = _forward(cls, ctx, args, kwargs)
     for t in ctx.dirty_tensors:
         t._bump_version()
     return outputs
