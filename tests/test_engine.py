@@ -417,3 +417,25 @@ def test_freeing_a_graph_releases_its_nodes():
     del y
     gc.collect()
     assert node() is None
+
+
+class _KeepGradient(torch.autograd.Function):
+    """Passes the gradient on, keeping it on ctx."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.kept = grad * 1
+        return ctx.kept
+
+
+def test_a_gradient_someone_kept_is_not_summed_into_in_place():
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = x * 1
+    b = (y * 2).sum()
+    kept = _KeepGradient.apply(y)  # runs first in backward: its gradient reaches y's buffer first
+    (kept.sum() + b).backward()
+    assert kept.grad_fn.kept.tolist() == [1., 1.] and x.grad.tolist() == [3., 3.]
