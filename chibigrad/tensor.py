@@ -29,13 +29,6 @@ NON_LEAF_GRAD_WARNING = (
     "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
-    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
-    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
-    "you want the inplace to be tracked).")
-
-
 T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
@@ -522,67 +515,9 @@ class Tensor:
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     # ---- in-place ---------------------------------------------------------
-    def _check_inplace(self):
-        """PyTorch's rules: a leaf that requires grad (or a view of one) may only
-        be changed in place under no_grad, and an inference tensor only in inference mode."""
-        if grad_mode.is_grad_enabled():
-            base = self._base
-            if base is not None and base.requires_grad and self.grad_fn is None:  # (made under no_grad)
-                raise RuntimeError(NO_GRAD_VIEW_INPLACE)
-            if self.grad_fn is None and self._requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-            if base is not None and base.grad_fn is None and base._requires_grad:
-                raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
-                                   "operation.")
-        if any(stride == 0 and size > 1 for size, stride in zip(self._array.shape, self._array.strides)):  # (expand)
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                               "single memory location. Please clone() the tensor before performing the operation.")
-        if self._is_inference and not grad_mode.is_inference_mode_enabled():
-            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
-                               "You can make a clone to get a normal tensor before doing inplace update."
-                               "See https://github.com/pytorch/rfcs/pull/17 for more details.")
-
-    def _inplace(self, result):
-        """Make ``self`` hold ``result``: new values, a bumped version and, if
-        recorded, ``result``'s node as its grad_fn (history is rebased)."""
-        self._check_inplace()
-        arr = result._array
-        if arr.dtype != self._array.dtype:
-            arr = arr.astype(self._array.dtype)
-        self._array[...] = arr
-        self._bump_version()
-        if result._grad_fn is not None:
-            node, nr = result._grad_fn, result._output_nr
-            self._grad_fn, self._output_nr = node, nr
-            metas = node._output_meta  # a tuple: rebuilt with self's (shape, dtype, array type) at nr
-            node._output_meta = metas[:nr] + (self._metadata(),) + metas[nr + 1:]
-        return self
-
     def _recorded_inplace(self, op, *args, **kwargs):
-        """Run the out-of-place ``op`` on a snapshot of self, then write the result back. On
-        a view, the base's history is rewritten too (autograd/views.py)."""
-        for a in args:  # (numpy would read values already overwritten, or copy them first: PyTorch refuses)
-            if isinstance(a, Tensor) and _views.partial_overlap(self._array, a._array):
-                raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
-                                   "tensor refer to a single memory location. Please clone() the tensor before "
-                                   "performing the operation.")
-        if not (grad_mode.is_grad_enabled() and (self.requires_grad or any(
-                isinstance(a, Tensor) and a.requires_grad for a in args))):
-            return self._inplace(op(self, *args, **kwargs))
-        self._check_inplace()  # a leaf that requires grad stops here, so self is a non-leaf or needs no grad
-        if self._multi_output is not None:
-            nr, name = self._multi_output
-            raise RuntimeError(f"Output {nr} of {name} is a view and is being modified inplace. This view is the "
-                               "output of a function that returns multiple views. Such functions do not allow the "
-                               "output views to be modified inplace. You should replace the inplace operation by "
-                               "an out-of-place one.")
-        snapshot = wrap(self._array.copy())
-        snapshot._grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
-        result = op(snapshot, *args, **kwargs)
-        self._inplace(result)
-        if self._base is not None and result._grad_fn not in (None, snapshot._grad_fn):
-            _views.rebase_history(self, result._grad_fn)
-        return self
+        """Run the out-of-place ``op`` and write its result into self (autograd/views.py)."""
+        return _views.recorded_inplace(self, op, *args, **kwargs)
 
     def _check_result_fits(self, *others, true_divide=False, cpp_name=False):
         """An arithmetic in-place op may not give self values of a kind its dtype cannot hold

@@ -608,9 +608,8 @@ def test_gradcheck_catches_a_function_with_a_wrong_backward():
     assert gradcheck(WrongSiLU.apply, (x,), raise_exception=False) is False
 
 
-# apply records the usual case (one float tensor out, every argument a tensor that needs a
-# gradient, nothing marked) in a shorter path (function._connect_one); these pin down that it
-# records exactly what the general path records.
+# The usual case (one float tensor out, every argument a tensor that needs a gradient, nothing
+# marked) with its corner cases: an input returned as is, the same input twice.
 
 class SaveInputReturnIt(Function):
     @staticmethod

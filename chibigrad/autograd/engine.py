@@ -14,36 +14,33 @@ Two steps, kept apart so each can be read (and replaced) on its own:
 Nothing here recurses, so a graph of any depth can be differentiated.
 """
 import contextlib
-import gc
 import heapq
-import sys
-import weakref
+import itertools
 
-import numpy as np
-
-from .. import _device, memory
+from .. import _device
 from .._dtype import from_numpy_dtype
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import anomaly_mode, grad_mode, profiler
+from . import anomaly_mode, fast_path, grad_mode, profiler
 from .node import AccumulateGrad, check_hook_result
 
 
 def topological_order(roots):
     """Nodes reachable from ``roots``, each before the nodes it feeds."""
     deps = _count_dependencies(roots)
-    ready = [(-r._sequence_nr, i, r) for i, r in enumerate(dict.fromkeys(roots)) if not deps.get(r)]
-    heapq.heapify(ready)
-    order, tie = [], len(ready)
+    tie = itertools.count()  # among nodes of equal sequence number, the first one ready goes first
+    ready = []
+    for root in dict.fromkeys(roots):
+        if not deps.get(root):
+            heapq.heappush(ready, (-root._sequence_nr, next(tie), root))
+    order = []
     while ready:
         node = heapq.heappop(ready)[2]
         order.append(node)
         for nxt in node._next_nodes:
-            if nxt is None:
-                continue
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
-                tie += 1
-                heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
+            if nxt is not None:
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
     return order
 
 
@@ -81,39 +78,26 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
     ``targets`` (edges ``(node, output_nr)``) restricts the work to what
     reaches them; with ``accumulate=False`` their gradients are returned
     instead of being added into ``.grad`` (that is ``autograd.grad``).
-    Unless the backward itself is recorded (create_graph) or checked (anomaly
-    mode), gradients travel as bare arrays (see ``_ArrayGrads``).
     Returns a dict edge -> captured gradient.
     """
-    order = _ordering[-1]([node for node, _, _ in roots])
-    needed = _needed(order, targets) if targets is not None else None
-    capture = set(targets or ()) if not accumulate else set()
-    arrays = None if create_graph or anomaly_mode._state.enabled else _ArrayGrads()
-    evaluate = evaluate_function if arrays is None else arrays.evaluate
-    if profiler._active:  # inside autograd.profiler.profile: each node timed
-        evaluate = profiler.timed_node(evaluate)
     buffers, captured = {}, {}
     for node, nr, grad in roots:
-        _add_to_buffer(buffers, node, nr, grad if arrays is None else arrays.unwrap(grad))
-    prev = grad_mode.is_grad_enabled()
-    grad_mode._set_enabled(create_graph)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # backward makes no reference cycles; collections would only rescan the graph
-    try:
+        _add_to_buffer(buffers, node, nr, grad)
+    order = _ordering[-1](list(buffers))  # the roots' nodes, each once
+    needed = _needed(order, targets) if targets is not None else None
+    capture = set(targets or ()) if not accumulate else set()
+    evaluate = profiler.timed_node(evaluate_function) if profiler._active else evaluate_function
+    with grad_mode.set_grad_enabled(create_graph):  # backward is recorded only for create_graph
         for node in order:
             grads = buffers.pop(node, None)
             if grads is None or (needed is not None and node not in needed):
                 continue
             outs = evaluate(node, grads, capture, captured)
-            if not retain_graph and node._saved:
+            if not retain_graph:
                 node.release_saved()
             for nxt, nr, g in zip(node._next_nodes, node._next_nrs, outs):
                 if nxt is not None and g is not None:
                     _add_to_buffer(buffers, nxt, nr, g)
-    finally:
-        grad_mode._set_enabled(prev)
-        if gc_was_enabled:
-            gc.enable()
     return captured
 
 
@@ -123,9 +107,9 @@ def evaluate_function(node, grads, capture, captured):
     if node._tensor_hooks or node._retained:
         grads = _tensor_pre_hooks(node, grads)
     if capture:
-        for nr in range(len(grads)):
+        for nr, grad in enumerate(grads):
             if (node, nr) in capture:
-                captured[(node, nr)] = grads[nr]
+                captured[(node, nr)] = grad
         if isinstance(node, AccumulateGrad):
             return ()
     return call_node(node, grads)
@@ -143,17 +127,11 @@ def _needed(order, targets):
 
 def _add_to_buffer(buffers, node, nr, grad):
     """Sum gradients arriving at ``node``'s output ``nr`` from different paths."""
-    buf = buffers.get(node)
-    if buf is None:
-        buf = buffers[node] = [None] * len(node._output_meta)
-    if buf[nr] is None:
-        buf[nr] = grad
-    elif isinstance(grad, _tensor.Tensor):
-        buf[nr] = buf[nr] + grad  # with create_graph the sum itself is recorded
-    elif sys.getrefcount(buf[nr]) == 2 and buf[nr].base is None:
-        buf[nr] += grad  # only this list (and getrefcount) holds the array: add in place, as PyTorch does
+    buffer = buffers.setdefault(node, [None] * len(node._output_meta))
+    if buffer[nr] is None:
+        buffer[nr] = grad
     else:
-        buf[nr] = _new_array(buf[nr] + grad)  # bare arrays (see _ArrayGrads)
+        buffer[nr] = fast_path.add(buffer[nr], grad)  # buffer[nr] + grad, in place if nothing else holds it
 
 
 def _tensor_pre_hooks(node, grads):
@@ -183,16 +161,13 @@ def call_node(node, grads):
             grads = list(new)
     if len(grads) > 1:
         grads = _materialize(node, grads)
-    on_arrays = node.array_backward and not (grad_mode._state.enabled or anomaly_mode._state.enabled
-                                             or node._post_hooks)
     try:
-        outs = _apply_on_arrays(node, grads) if on_arrays else node.apply(*grads)
+        outs = node.apply(*grads)
     except Exception as err:
         anomaly_mode.report_failure(node, err)
         raise
     outs = _validate(node, outs)
-    if not on_arrays:  # _apply_on_arrays flagged its shared gradients already
-        _mark_shared(grads, outs)
+    _mark_shared(grads, outs)
     if anomaly_mode._state.enabled:
         anomaly_mode.check_nan(node, outs)
     for hook in node._post_hooks:
@@ -202,179 +177,46 @@ def call_node(node, grads):
     return outs
 
 
-def _apply_on_arrays(node, grads):
-    """Run a built-in op's backward on bare numpy arrays.
-
-    Its formula (``grad * b``, ``grad @ w.mT``, ...) reads the same for arrays and
-    tensors; without create_graph nothing needs recording, so skipping the Tensor
-    layer saves a Function call per operation. Ops opt in with ``array_backward = True``.
-    """
-    arrays = [None if g is None else g._array for g in grads]
-    outs = _backward_on_arrays(node, arrays)
-    return tuple([None if o is None else _wrap_grad(o, arrays) for o in outs])
-
-
-def _backward_on_arrays(node, arrays):
-    """The node's backward on arrays; ``ctx.saved_tensors`` then gives arrays too. Ops opt
-    in on their Function, so the node is its BackwardCFunction: the engine calls the
-    Function's backward itself (what ``node.apply`` does, one frame less)."""
-    node._array_mode = True
-    try:
-        outs = node._forward_cls.backward(node, *arrays)
-    finally:
-        node._array_mode = False
-    return outs if type(outs) is tuple else (outs,)
-
-
-def _wrap_grad(array, arrays_in):
-    """A gradient array as a Tensor, flagged shared when it is (a view of) an incoming one."""
-    if type(array) is not np.ndarray:
-        array = _device.as_array(array)
-    t = _tensor.wrap(array)
-    if array.base is not None or any([array is a for a in arrays_in]):
-        t._shared_grad = True
-    return t
-
-
-def _new_array(array):
-    """A gradient array the engine made, counted by chibigrad.memory (numpy returns a 0-d
-    result as a scalar: it becomes an array again)."""
-    if type(array) is not np.ndarray:
-        array = _device.as_array(array)
-    memory.track(array)
-    return array
-
-
-class _ArrayGrads:
-    """Gradients as bare arrays, for a backward that records nothing.
-
-    A built-in op (``array_backward``) without hooks runs its backward on the
-    arrays directly; any other node (custom Functions, hooks, retain_grad,
-    AccumulateGrad, ``autograd.grad``'s captures) gets Tensors made for it.
-    Arrays have no ``_shared_grad`` flag, so ``_shared`` remembers (by weak
-    reference) the ones someone else can also see: a leaf copies those before
-    storing them as ``.grad`` (see ``node._owned``).
-    """
-
-    def __init__(self):
-        self._shared = {}  # id(array) -> weakref.ref(array)
-
-    def evaluate(self, node, grads, capture, captured):
-        """``evaluate_function`` with arrays in and out."""
-        hooked = node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retained
-        if hooked or capture and (type(node) is AccumulateGrad or any([(node, nr) in capture
-                                                                        for nr in range(len(grads))])):
-            return self._evaluate_on_tensors(node, grads, capture, captured)  # hooks and captures get Tensors
-        if type(node) is AccumulateGrad:
-            return node.apply(self.wrap(grads[0]))  # .grad holds a Tensor; returns ()
-        if not node.array_backward or (len(grads) > 1 and not all([g is not None for g in grads])):
-            return self._evaluate_on_tensors(node, grads, capture, captured)  # custom Functions; zeros to fill in
-        try:
-            outs = _backward_on_arrays(node, grads)
-        except Exception as err:
-            anomaly_mode.report_failure(node, err)
-            raise
-        outs = _validate(node, outs, self)
-        self._note_outputs(grads, outs)
-        return outs
-
-    def _note_outputs(self, grads, outs):
-        """Mark the gradients a node passed on (an incoming one, or one it sent to two
-        inputs); count the fresh ones for chibigrad.memory."""
-        seen, marked = list(grads), None  # seen: the incoming gradients, then each fresh one
-        for o in outs:
-            if o is None or o is marked:  # (Add hands one gradient to both inputs: marked once)
-                continue
-            for s in seen:  # (an identity test; ``in`` would compare arrays element-wise)
-                if s is o:
-                    self._mark(o)
-                    marked = o
-                    break
-            else:
-                seen.append(o)
-                if memory._counting:
-                    memory.track(o)
-
-    def _evaluate_on_tensors(self, node, grads, capture, captured):
-        """The Tensor path, for a node that needs Tensors (or needs zeros for missing gradients)."""
-        outs = evaluate_function(node, [None if g is None else self.wrap(g) for g in grads], capture, captured)
-        outs = [None if o is None else self.unwrap(o) for o in outs]
-        for o in outs:
-            if o is not None and any([o is g for g in grads]):
-                self._mark(o)
-        return outs
-
-    def _mark(self, array):
-        self._shared[id(array)] = weakref.ref(array)
-
-    def _is_shared(self, array):
-        ref = self._shared.get(id(array))
-        return ref is not None and ref() is array
-
-    def wrap(self, array):
-        """A Tensor for code that needs one, flagged if its array is shared."""
-        t = _tensor.wrap(array)
-        if self._is_shared(array):
-            t._shared_grad = True
-        return t
-
-    def unwrap(self, tensor):
-        """The array of a Tensor gradient, remembered as shared if it was flagged."""
-        if tensor._shared_grad:
-            self._mark(tensor._array)
-        return tensor._array
-
-
 def _mark_shared(grads_in, grads_out):
-    """Flag gradients a node passed through unchanged (or as a view): they are
-    visible elsewhere, so a leaf must copy them before accumulating in place."""
+    """Flag gradients someone else can also see: one the node passed on unchanged (or as a
+    view), or gave to two inputs. A leaf copies those before accumulating into them in place."""
+    seen = list(grads_in)
     for g in grads_out:
-        if g is not None and (g._array.base is not None or any([g is x for x in grads_in])):
+        if g is None:
+            continue
+        if g._array.base is not None:
             g._shared_grad = True
+        for s in seen:
+            if s is g:  # (an identity test: == would compare elements)
+                g._shared_grad = True
+        seen.append(g)
 
 
 def _materialize(node, grads):
-    """Outputs that got no gradient receive zeros (or None if the Function asked)."""
-    if all(g is not None for g in grads) or not getattr(node, "materialize_grads", False):
+    """Outputs that got no gradient receive zeros (unless the Function asked for None)."""
+    if not getattr(node, "materialize_grads", False):
         return grads
-    return [_tensor.wrap(_device.zeros(*meta)) if g is None and meta is not None else g
-            for g, meta in zip(grads, node._output_meta)]
+    for nr, meta in enumerate(node._output_meta):
+        if grads[nr] is None and meta is not None:
+            grads[nr] = _tensor.wrap(_device.zeros(*meta))
+    return grads
 
 
-def _validate(node, outs, arrays=None):
-    """One gradient per tensor input, each reduced to its input's shape and cast to its dtype.
-    The gradients are Tensors, or bare arrays when ``arrays`` (an ``_ArrayGrads``) is given."""
-    if type(outs) is not tuple:
+def _validate(node, outs):
+    """One gradient per tensor input of the forward, each reduced to its input's shape and
+    cast to its dtype; None where the input needs no gradient."""
+    if not isinstance(outs, tuple):
         outs = (outs,)
-    metas = node._input_meta
-    n = len(metas)
-    if len(outs) != n:
-        outs = _check_count(node, outs, n)
-    positions = node._tensor_args
-    if len(positions) != n:
-        outs, metas = _drop_non_tensor_args(node, outs, metas, positions)
-    i = 0  # (a counter, not zip: this loop runs for every node)
-    for g in outs:
-        if g is not None:
-            a = g if arrays is not None else g._array
-            if (a.shape, a.dtype, type(a)) != metas[i]:  # (a meta of None never matches)
-                return _fit_each(node, outs, metas, arrays)
-        i += 1
-    return outs  # the common case: every gradient already fits its input
-
-
-def _fit_each(node, outs, metas, arrays):
-    """``_validate``'s work where a gradient does not fit: ``_fit`` each one, None where
-    the input needs no gradient."""
-    fitted = list(outs)
-    for i, meta in enumerate(metas):
-        g = fitted[i]
-        if g is None or meta is None:
-            fitted[i] = None
-            continue
-        a = g if arrays is not None else g._array
-        if (a.shape, a.dtype, type(a)) != meta:
-            fitted[i] = _fit(node, i, g, meta) if arrays is None else arrays.unwrap(_fit(node, i, arrays.wrap(g), meta))
+    if len(outs) != len(node._input_meta):
+        outs = _check_count(node, outs, len(node._input_meta))
+    for i, grad in enumerate(outs):
+        if grad is not None and i not in node._tensor_args:
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                               f"{i + 1}, but the corresponding forward input was not a Variable")
+    fitted = []
+    for i, position in enumerate(node._tensor_args):
+        grad, meta = outs[position], node._input_meta[position]
+        fitted.append(None if grad is None or meta is None else _fit(node, i, grad, meta))
     return tuple(fitted)
 
 
@@ -384,15 +226,6 @@ def _check_count(node, outs, expected):
         return outs[:expected]
     raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                        f"(expected {expected}, got {len(outs)})")
-
-
-def _drop_non_tensor_args(node, outs, metas, positions):
-    """Keep the gradients of tensor arguments; the others must be None."""
-    for i, g in enumerate(outs):
-        if g is not None and i not in positions:
-            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
-                               f"{i + 1}, but the corresponding forward input was not a Variable")
-    return tuple([outs[i] for i in positions]), tuple([metas[i] for i in positions])
 
 
 def _fit(node, index, grad, meta):

@@ -48,16 +48,12 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, *grad_outputs):
         return self._forward_cls.backward(self, *grad_outputs)
 
-    _array_mode = False  # set by the engine while backward runs on numpy arrays
-
     @property
     def saved_tensors(self):
-        if self._array_mode:
-            arrays = []
-            for s in self._saved:  # a loop: in Python 3.11 a comprehension is a function call
-                arrays.append(None if s is None else s.unpack_array(self))
-            return tuple(arrays)
-        return tuple([None if s is None else s.unpack(self) for s in self._saved])
+        tensors = []
+        for saved in self._saved:
+            tensors.append(None if saved is None else saved.unpack(self))
+        return tuple(tensors)
 
     @property
     def _raw_saved_tensors(self):
@@ -92,8 +88,7 @@ class FunctionMeta(type):
         # written in Python gets a class made in torch/autograd/function.py, and its repr says so.
         prefix = "" if "node_name" in attrs else "torch.autograd.function."
         cls._backward_cls = type(node_name, (BackwardCFunction,), {
-            "_forward_cls": cls, "__module__": cls.__module__, "_repr_prefix": prefix,
-            "array_backward": getattr(cls, "array_backward", False)})
+            "_forward_cls": cls, "__module__": cls.__module__, "_repr_prefix": prefix})
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
@@ -120,59 +115,80 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
-        state = grad_mode._state
-        if not state.enabled:  # e.g. inside backward: nothing will be recorded
-            return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
+        if not grad_mode.is_grad_enabled():  # e.g. inside backward: nothing is recorded
+            return _run_unrecorded(cls, args, kwargs)
         needs = _needs_input_grad(args)
         if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
-            state.enabled = False
-            try:
-                return _run_unrecorded(cls, needs, args, kwargs)
-            finally:
-                state.enabled = True
+            with grad_mode.no_grad():
+                return _run_unrecorded(cls, args, kwargs)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
-        state.enabled = False  # forward itself is never recorded
-        try:
-            if cls._separate_setup_context:
-                outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
-            else:
-                outputs = cls.forward(ctx, *args, **kwargs)
-        finally:
-            state.enabled = True
+        with grad_mode.no_grad():  # forward itself is never recorded
+            outputs = _forward(cls, ctx, args, kwargs)
         if isinstance(outputs, tuple):
             return _connect(ctx, args, outputs)
-        return _connect_one(ctx, args, outputs)
-
-
-def _forward_then_setup_context(cls, ctx, args, kwargs):
-    """``forward(*args)`` followed by ``setup_context(ctx, inputs, output)``."""
-    bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
-    bound.apply_defaults()  # defaults included, as in PyTorch
-    args = bound.args
-    outputs = cls.forward(*args)
-    cls.setup_context(ctx, args, outputs)
-    return outputs
+        return _connect(ctx, args, (outputs,))[0]
 
 
 Function._separate_setup_context = False  # the base only declares setup_context
 
 
 def _needs_input_grad(args):
-    """For each argument: is it a tensor that needs a gradient? (A view whose base changed in
-    place gets its grad_fn made again first: the edges recorded next read it.)"""
-    Tensor = _tensor.Tensor
+    """For each argument: is it a tensor that needs a gradient?"""
     needs = []
-    for a in args:  # a loop: in Python 3.11 a comprehension would cost a function call
-        if not isinstance(a, Tensor):
-            needs.append(False)
-            continue
-        if a._base is not None and a._vc[0] != a._view_version:
-            views.refresh(a)
-        needs.append(a._requires_grad or a._grad_fn is not None)
-    if False not in needs:  # the usual case: one shared tuple, not a new object per node for the GC to scan
-        return _ALL_NEEDED[len(needs)]
+    for a in args:
+        needs.append(isinstance(a, _tensor.Tensor) and a.requires_grad)
     return tuple(needs)
+
+
+def _forward(cls, ctx, args, kwargs):
+    """``forward(ctx, *args)``, or in PyTorch's newer style ``forward(*args)`` followed by
+    ``setup_context(ctx, inputs, output)``."""
+    if not cls._separate_setup_context:
+        return cls.forward(ctx, *args, **kwargs)
+    bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
+    bound.apply_defaults()  # defaults included, as in PyTorch
+    outputs = cls.forward(*bound.args)
+    cls.setup_context(ctx, bound.args, outputs)
+    return outputs
+
+
+def _run_unrecorded(cls, args, kwargs):
+    """Forward only, under no_grad: the ctx is thrown away, in-place outputs still get a new version."""
+    ctx = cls._backward_cls.__new__(cls._backward_cls)  # (not a Node: it takes no sequence number)
+    ctx.needs_input_grad = (False,) * len(args)
+    outputs = _forward(cls, ctx, args, kwargs)
+    for t in ctx.dirty_tensors:
+        t._bump_version()
+    return outputs
+
+
+def _connect(ctx, args, outs):
+    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node; return
+    the outputs (see _new_outputs)."""
+    outs = _new_outputs(ctx, args, outs)
+    next_nodes, next_nrs, tensor_args, input_meta = [], [], [], []
+    for i, (a, needed) in enumerate(zip(args, ctx.needs_input_grad)):
+        if isinstance(a, _tensor.Tensor):
+            node, nr = a._gradient_edge()  # (None, 0) for a tensor that needs no gradient
+            next_nodes.append(node)
+            next_nrs.append(nr)
+            tensor_args.append(i)  # backward returns a value per argument; the engine keeps these
+        input_meta.append(a._metadata() if needed else None)
+    ctx._next_nodes, ctx._next_nrs = tuple(next_nodes), tuple(next_nrs)  # (the edges, flat: see Node)
+    ctx._tensor_args, ctx._input_meta = tuple(tensor_args), tuple(input_meta)
+    output_meta = []
+    for nr, out in enumerate(outs):
+        output_meta.append(_mark_output(ctx, nr, out))
+    ctx._output_meta = tuple(output_meta)
+    for t in ctx.dirty_tensors:
+        if t._base is not None and t._grad_fn is ctx:
+            views.rebase_dirty_view(ctx, args, t)
+    if anomaly_mode._state.enabled:
+        anomaly_mode.record_forward_stack(ctx)
+    if ctx.to_save:
+        _save(ctx, outs)
+    return outs
 
 
 def _new_outputs(ctx, args, outs):
@@ -182,7 +198,7 @@ def _new_outputs(ctx, args, outs):
         if _among(out, args):
             return tuple([o._shallow_copy() if _among(o, args) and not _among(o, ctx.dirty_tensors) else o
                           for o in outs])
-    return outs
+    return outs  # (as forward returned them: a named tuple stays one)
 
 
 def _among(x, items):
@@ -193,120 +209,14 @@ def _among(x, items):
     return False
 
 
-class _PerArity(dict):
-    """A tuple for each number of arguments, made once (not again for every op)."""
-
-    def __init__(self, make):
-        super().__init__()
-        self.make = make
-
-    def __missing__(self, n):
-        self[n] = self.make(n)
-        return self[n]
-
-
-_NO_GRAD = _PerArity(lambda n: (False,) * n)  # needs_input_grad when nothing is recorded
-_ALL_NEEDED = _PerArity(lambda n: (True,) * n)  # needs_input_grad when every argument needs a gradient
-_ALL_TENSORS = _PerArity(lambda n: tuple(range(n)))  # _tensor_args when every argument is a tensor
-
-
-def _run_unrecorded(cls, needs, args, kwargs):
-    """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
-    ctx = cls._backward_cls.__new__(cls._backward_cls)
-    ctx.needs_input_grad = needs
-    if cls._separate_setup_context:
-        outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
-    else:
-        outputs = cls.forward(ctx, *args, **kwargs)
-    for t in ctx.dirty_tensors:
-        t._bump_version()
-    return outputs
-
-
-def _connect(ctx, args, outs):
-    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node; return
-    the outputs (see _new_outputs). (Plain loops here and below: in Python 3.11 a
-    comprehension is a function call.)"""
-    outs = _new_outputs(ctx, args, outs)
-    Tensor = _tensor.Tensor
-    nodes, nrs, input_meta = [], [], []
-    for a, needed in zip(args, ctx.needs_input_grad):
-        if isinstance(a, Tensor):  # an edge even without gradient: (None, 0)
-            node, nr = a._gradient_edge()
-            nodes.append(node)
-            nrs.append(nr)
-        input_meta.append(a._metadata() if needed else None)
-    # Tuples, not lists: one allocation instead of two.
-    ctx._next_nodes, ctx._next_nrs, ctx._input_meta = tuple(nodes), tuple(nrs), tuple(input_meta)
-    # Backward still returns one value per argument; the engine keeps the tensor arguments' ones.
-    ctx._tensor_args = (_ALL_TENSORS[len(args)] if len(nodes) == len(args)
-                        else [i for i, a in enumerate(args) if isinstance(a, Tensor)])
-    output_meta = []
-    for nr, out in enumerate(outs):
-        output_meta.append(_mark_output(ctx, nr, out))
-    ctx._output_meta = tuple(output_meta)
-    for t in ctx.dirty_tensors:
-        if t._base is not None and t._grad_fn is ctx:
-            _rebase_dirty_view(ctx, args, t)
-    if anomaly_mode._state.enabled:
-        anomaly_mode.record_forward_stack(ctx)
-    if ctx.to_save:
-        _save(ctx, outs)
-    return outs
-
-
-def _rebase_dirty_view(ctx, args, view):
-    """A view that forward changed in place (mark_dirty): its base's history is rewritten
-    around ctx (autograd/views.py), which reads ctx's first input as the view's old value."""
-    if args[0] is not view:
-        raise RuntimeError("chibigrad rewrites the history of a view changed in place by a custom Function only "
-                           "when the view is the Function's first argument: pass it first, or clone() it first.")
-    views.rebase_history(view, ctx)
-
-
-def _connect_one(ctx, args, out):
-    """``_connect`` for the usual case: one float tensor out, every argument a tensor that
-    needs a gradient, nothing marked dirty or non-differentiable. The same steps with the
-    general cases left out, written inline: on a small op, the calls of the general path
-    (_new_outputs, _mark_output, _save, _among) cost about as much as the numpy operation."""
-    if (not isinstance(out, _tensor.Tensor) or out._array.dtype.kind != "f" or False in ctx.needs_input_grad
-            or ctx.dirty_tensors or ctx.non_differentiable):
-        return _connect(ctx, args, (out,))[0]
-    for a in args:
-        if a is out:  # an input returned as is (see _new_outputs)
-            out = a._shallow_copy()
-    nodes, nrs, input_meta = [], [], []
-    for a in args:  # (a._gradient_edge(), without making a pair: each needs a gradient)
-        if a._grad_fn is not None:  # (a view's is up to date: _needs_input_grad read grad_fn)
-            nodes.append(a._grad_fn)
-            nrs.append(a._output_nr)
-        else:
-            nodes.append(a._accumulator())
-            nrs.append(0)
-        input_meta.append(a._metadata())
-    ctx._next_nodes, ctx._next_nrs, ctx._input_meta = tuple(nodes), tuple(nrs), tuple(input_meta)
-    ctx._tensor_args = _ALL_TENSORS[len(args)]
-    out._grad_fn, out._output_nr = ctx, 0  # (_mark_output; one output keeps the default _output_meta: no zeros
-    # are ever made for it, so its shape need not be recorded)
-    if anomaly_mode._state.enabled:
-        anomaly_mode.record_forward_stack(ctx)
-    to_save = ctx.to_save
-    if to_save:  # (_save)
-        del ctx.to_save
-        saved, kind = [], PackedSavedTensor if _saved_tensors_hooks else SavedTensor
-        for t in to_save:
-            saved.append(None if t is None else kind(t, t is out))
-        ctx._saved = tuple(saved)
-    return out
-
-
 def _save(ctx, outs):
     """Keep what forward passed to save_for_backward as SavedTensors. Not the tensors: keeping
     those would hold their data after backward frees it, and a saved output would form a
     cycle output -> grad_fn -> output."""
     to_save = ctx.to_save
     del ctx.to_save  # the node keeps the SavedTensors only (even if making one raises)
-    saved, kind = [], PackedSavedTensor if _saved_tensors_hooks else SavedTensor  # (inside saved_tensors_hooks)
+    kind = PackedSavedTensor if _saved_tensors_hooks else SavedTensor  # (inside saved_tensors_hooks)
+    saved = []
     for t in to_save:
         saved.append(None if t is None else kind(t, _among(t, outs)))
     ctx._saved = tuple(saved)
@@ -317,7 +227,7 @@ def _mark_output(ctx, nr, out):
     if not isinstance(out, _tensor.Tensor):
         return None
     if ctx.dirty_tensors and _among(out, ctx.dirty_tensors):
-        out._check_inplace()
+        views.check_inplace(out)
         out._bump_version()
     if out._array.dtype.kind != "f" or ctx.non_differentiable and _among(out, ctx.non_differentiable):
         out._requires_grad = False

@@ -47,37 +47,34 @@ class no_grad(_DecoratorContextManager):
     """Do not record operations: results have no grad_fn and save nothing."""
 
     def __enter__(self):
-        self.prev = is_grad_enabled()
-        _set_enabled(False)
+        self.prev, _state.enabled = _state.enabled, False
 
     def __exit__(self, *exc):
-        _set_enabled(self.prev)
+        _state.enabled = self.prev
 
 
 class enable_grad(_DecoratorContextManager):
     """Record operations again, e.g. inside a ``no_grad`` block."""
 
     def __enter__(self):
-        self.prev = is_grad_enabled()
-        _set_enabled(True)
+        self.prev, _state.enabled = _state.enabled, True
 
     def __exit__(self, *exc):
-        _set_enabled(self.prev)
+        _state.enabled = self.prev
 
 
 class set_grad_enabled(_DecoratorContextManager):
     """Switch recording on or off; works as a call and as a context manager."""
 
     def __init__(self, mode):
-        self.prev = is_grad_enabled()
-        self.mode = bool(mode)
-        _set_enabled(self.mode)
+        self.prev, self.mode = _state.enabled, bool(mode)
+        _state.enabled = self.mode
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        _set_enabled(self.prev)
+        _state.enabled = self.prev
 
     def __call__(self, func):
         _set_enabled(self.prev)  # as a decorator it only switches while ``func`` runs, as in PyTorch

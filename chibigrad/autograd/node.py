@@ -106,14 +106,6 @@ class SavedTensor:
             out._grad_fn, out._output_nr = node, self._output_nr
         return out
 
-    def unpack_array(self, node):
-        """The saved numpy array, with the same checks as ``unpack``."""
-        if self._data is None:
-            raise RuntimeError(FREED_MESSAGE)
-        if self._version[0] != self._saved_version:
-            raise RuntimeError(self._modified_message(node))
-        return self._data
-
     def _modified_message(self, node):
         """PyTorch's text: names the tensor's current grad_fn without its ``Backward<N>`` suffix."""
         data = self._data
@@ -182,9 +174,6 @@ class PackedSavedTensor(SavedTensor):
             out._grad_fn, out._output_nr = edge_node, nr
         return out
 
-    def unpack_array(self, node):
-        return self.unpack(node)._array
-
 
 def _short_name(node):
     """``MulBackward0`` -> ``Mul``, as PyTorch's in-place error prints node names."""
@@ -207,7 +196,6 @@ class Node:
     _saved = ()  # a SavedTensor (or None) per tensor given to save_for_backward
     _input_meta = ()  # (shape, numpy dtype, array type) of each forward input that needs a gradient
     _tensor_args = ()  # positions of the forward's tensor arguments
-    array_backward = False  # may the engine run backward on bare numpy arrays? (see engine.call_node)
     _output_meta = (None,)  # (shape, dtype, array type) per output
     _pre_hooks = ()
     _post_hooks = ()

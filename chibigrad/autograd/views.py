@@ -1,4 +1,11 @@
-"""In-place changes through views: PyTorch's two rules, so that gradients stay right.
+"""In-place changes and view history: PyTorch's rules, so that gradients stay right.
+
+An in-place op (``x.add_(1)``, ``x[0] = 5``, a custom Function's ``mark_dirty``) runs
+as its out-of-place op on a snapshot of ``x``, then writes the result back into
+``x``, bumps ``x``'s version (so saved copies of the old value refuse to be used)
+and makes the op's node ``x``'s grad_fn (``recorded_inplace``). Before that,
+``check_inplace`` applies PyTorch's refusals (a leaf that requires grad, a view
+made under no_grad, an expanded tensor, an inference tensor).
 
 A view (``x[0]``, ``x[:, 1:]``, ``x.t()``, ``x.view(...)``) shares its base's
 memory, so writing into the view changes the base too. Autograd must then
@@ -21,8 +28,93 @@ import numpy as np
 
 from .. import _device
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
+from . import grad_mode
 from .engine import call_node
 from .node import Node
+
+
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked).")
+
+
+def recorded_inplace(tensor, op, *args, **kwargs):
+    """Run the out-of-place ``op`` on a snapshot of ``tensor``, then write the result back
+    (``tensor.add_(b)`` is ``recorded_inplace(tensor, add, b)``). On a view, the base's
+    history is rewritten too."""
+    Tensor = _tensor.Tensor
+    for a in args:  # (numpy would read values already overwritten, or copy them first: PyTorch refuses)
+        if isinstance(a, Tensor) and partial_overlap(tensor._array, a._array):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                               "tensor refer to a single memory location. Please clone() the tensor before "
+                               "performing the operation.")
+    if not (grad_mode.is_grad_enabled() and (tensor.requires_grad or any(
+            isinstance(a, Tensor) and a.requires_grad for a in args))):
+        return write_result(tensor, op(tensor, *args, **kwargs))
+    check_inplace(tensor)  # a leaf that requires grad stops here, so tensor is a non-leaf or needs no grad
+    if tensor._multi_output is not None:
+        nr, name = tensor._multi_output
+        raise RuntimeError(f"Output {nr} of {name} is a view and is being modified inplace. This view is the "
+                           "output of a function that returns multiple views. Such functions do not allow the "
+                           "output views to be modified inplace. You should replace the inplace operation by "
+                           "an out-of-place one.")
+    snapshot = _tensor.wrap(tensor._array.copy())
+    snapshot._grad_fn, snapshot._output_nr = tensor.grad_fn, tensor._output_nr
+    result = op(snapshot, *args, **kwargs)
+    write_result(tensor, result)
+    if tensor._base is not None and result._grad_fn not in (None, snapshot._grad_fn):
+        rebase_history(tensor, result._grad_fn)
+    return tensor
+
+
+def check_inplace(tensor):
+    """PyTorch's rules: a leaf that requires grad (or a view of one) may only be changed in
+    place under no_grad, and an inference tensor only in inference mode."""
+    if grad_mode.is_grad_enabled():
+        base = tensor._base
+        if base is not None and base.requires_grad and tensor.grad_fn is None:  # (made under no_grad)
+            raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+        if tensor.grad_fn is None and tensor._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if base is not None and base.grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+    array = tensor._array
+    if any(stride == 0 and size > 1 for size, stride in zip(array.shape, array.strides)):  # (expand)
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    if tensor._is_inference and not grad_mode.is_inference_mode_enabled():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                           "You can make a clone to get a normal tensor before doing inplace update."
+                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def write_result(tensor, result):
+    """Make ``tensor`` hold ``result``: new values, a bumped version and, if recorded,
+    ``result``'s node as its grad_fn (history is rebased)."""
+    check_inplace(tensor)
+    array = result._array
+    if array.dtype != tensor._array.dtype:
+        array = array.astype(tensor._array.dtype)
+    tensor._array[...] = array
+    tensor._bump_version()
+    if result._grad_fn is not None:
+        node, nr = result._grad_fn, result._output_nr
+        tensor._grad_fn, tensor._output_nr = node, nr
+        metas = node._output_meta  # a tuple: rebuilt with tensor's (shape, dtype, array type) at nr
+        node._output_meta = metas[:nr] + (tensor._metadata(),) + metas[nr + 1:]
+    return tensor
+
+
+def rebase_dirty_view(ctx, args, view):
+    """A view that a custom Function's forward changed in place (mark_dirty): its base's
+    history is rewritten around ctx, which reads ctx's first input as the view's old value."""
+    if args[0] is not view:
+        raise RuntimeError("chibigrad rewrites the history of a view changed in place by a custom Function only "
+                           "when the view is the Function's first argument: pass it first, or clone() it first.")
+    rebase_history(view, ctx)
 
 
 NOT_IN_BASE = ("chibigrad could not find this view's elements in its base tensor (was the base's .data replaced?). "

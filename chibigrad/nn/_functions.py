@@ -16,7 +16,7 @@ from ..autograd.function import Function
 from ..ops._util import arrays
 from ..ops.pointwise import where
 from ..ops.shape import IndexGrad
-from ..tensor import Tensor, wrap
+from ..tensor import wrap
 
 # ---- erf, GELU, SiLU ----------------------------------------------------------
 _math_erf = np.frompyfunc(math.erf, 1, 1)
@@ -235,7 +235,6 @@ class NllLoss(Function):
     as arrays: they get no gradient, so the node has no edges for them.
     """
     node_name = "NllLossBackward0"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, logp, target, weight, reduction, ignore_index):
@@ -263,7 +262,7 @@ class NllLoss(Function):
         if ctx.reduction == "none" and grad.ndim > 0:
             grad = grad.reshape(grad.shape[0], 1, *grad.shape[1:])
         coeff = _back_to_layout(coeff, ctx.logp_shape)
-        return grad * (wrap(coeff) if isinstance(grad, Tensor) else coeff), None, None, None, None
+        return grad * wrap(coeff), None, None, None, None
 
 
 def _samples_by_classes(x, target):
