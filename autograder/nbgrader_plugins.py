@@ -5,7 +5,7 @@ Kept apart from ``course.py`` so that importing the course tools does not import
 from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import ClearSolutions as _ClearSolutions
 
-from .course import exercise_name
+from .build import exercise_name
 
 
 class ClearSolutions(_ClearSolutions):
