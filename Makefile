@@ -69,7 +69,7 @@ clean:
 # The exercises (notebooks/README.md): the student edition, and JupyterLab on it. PYTHONPATH makes
 # the kernel (and Validate) import the student chibigrad, not the full one installed in $(VENV);
 # JUPYTER_CONFIG_DIR gives Lab the student edition's configuration (Validate, no instructor tools).
-# Releasing never deletes or overwrites a file the student changed (autograder/course.py, install_edition).
+# Releasing never deletes or overwrites a file the student changed (autograder/build.py, install_edition).
 STUDENT := build/student
 # Extra JupyterLab arguments, e.g. `make lab LAB_ARGS="--no-browser --port 8890"`.
 LAB_ARGS ?=
@@ -77,17 +77,17 @@ LAB_ARGS ?=
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # What the student edition is made of: `make lab` re-releases only when one of these changed.
 RELEASE_INPUTS := $(shell find chibigrad -name '*.py') $(wildcard notebooks/source/*/*.ipynb) \
-	notebooks/nbgrader_config.py autograder/course.py autograder/nbgrader_plugins.py requirements.txt
+	notebooks/nbgrader_config.py autograder/build.py autograder/nbgrader_plugins.py requirements.txt
 RELEASED := build/.student-released
 
 release: $(STAMP)
-	$(PY) -m autograder.course build --check
-	$(PY) -m autograder.course release $(STUDENT)
+	$(PY) -m autograder.build build --check
+	$(PY) -m autograder.build release $(STUDENT)
 	@touch $(RELEASED)
 
 $(RELEASED): $(STAMP) $(RELEASE_INPUTS) $(if $(wildcard $(STUDENT)/.release.json),,FORCE)
-	$(PY) -m autograder.course build --check
-	$(PY) -m autograder.course release $(STUDENT)
+	$(PY) -m autograder.build build --check
+	$(PY) -m autograder.build release $(STUDENT)
 	@touch $@
 
 FORCE:
@@ -95,7 +95,7 @@ FORCE:
 # Self-study: grade your finished notebook with the hidden tests, e.g. `make grade NB=build/student/01_graphs/01_graphs.ipynb`.
 grade: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/01_graphs.ipynb"; exit 2; }
-	$(PY) -m autograder.course grade "$(NB)"
+	$(PY) -m autograder.build grade "$(NB)"
 
 lab: $(RELEASED)
 	cd $(STUDENT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(abspath $(STUDENT))" \

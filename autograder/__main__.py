@@ -86,7 +86,7 @@ def _shard(text):
 def main(argv=None):
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    from .config import Course
+    from .course import Course
     course = Course(args.course, args.db)
     command = args.command
     if command == "release":
@@ -104,7 +104,7 @@ def main(argv=None):
         rows = collect(course, args.source, args.roster, args.assignment, when)
         print(format_rows(rows), end="")
     elif command == "grade":
-        from .grading import grade
+        from .grading.grade import grade
         settings = {k: v for k, v in {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
                                       "memory_mb": args.memory_mb, "max_processes": args.max_processes}.items()
                     if v is not None}
@@ -116,7 +116,7 @@ def main(argv=None):
                                  args.force, args.student, settings, args.scratch)
         _print_grade_summary(records, summary, args.shard)
     elif command == "merge":
-        from .grading import merge
+        from .grading.grade import merge
         records, skipped = merge(course, args.paths)
         print(f"merged {len(records)} submission(s)" + (f"; skipped {len(skipped)}:" if skipped else ""))
         for line in skipped:

@@ -16,14 +16,14 @@ From grading (``grading/records``): ``tampering while graded``: cells that passe
 but not in the clean re-run, course modules the code replaced, writes outside its folder,
 database connections, signals, files named like the grader's packages; ``normalised before
 grading``: what the grader changed in its copy of the notebook so that nbgrader could grade it
-(``autograder.scoring.normalise``: the release's nbgrader metadata put back, cells claiming a
+(``autograder.grading.scoring.normalise``: the release's nbgrader metadata put back, cells claiming a
 graded role the release does not have turned into ordinary cells).
 """
 import csv
 import json
 from pathlib import Path
 
-NORMALISED = "normalised before grading"  # autograder.scoring.NOTE
+NORMALISED = "normalised before grading"  # autograder.grading.scoring.NOTE
 TAMPER_SIGNS = ("failed verification", "restored before the tests ran", "outside its folder", "SQLite database",
                 "sent signals", "named like the grader's packages", "changed files outside")
 

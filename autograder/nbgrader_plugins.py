@@ -1,11 +1,11 @@
 """nbgrader plug-ins of the course, named in notebooks/nbgrader_config.py.
 
-Kept apart from ``course.py`` so that importing the course tools does not import nbgrader.
+Kept apart from ``build.py`` so that importing the course tools does not import nbgrader.
 """
 from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import ClearSolutions as _ClearSolutions
 
-from .course import exercise_name
+from .build import exercise_name
 
 
 class ClearSolutions(_ClearSolutions):

@@ -2,7 +2,7 @@
 import datetime
 from pathlib import Path
 
-from . import course as course_build
+from . import build
 
 
 def generate(course, names):
@@ -37,7 +37,7 @@ def release(course, names=None, dest=None, due=None, make_zip=True, log=None):
     ``build/student``) and ``dest.zip``. ``due``: ``{assignment: datetime}``.
 
     The zip holds exactly this release. ``dest`` gets it without losing anything already there
-    (``course.install_edition``: new files added, unchanged ones updated, changed ones kept with the new
+    (``build.install_edition``: new files added, unchanged ones updated, changed ones kept with the new
     version beside them); ``log(line)`` hears each change. Returns ``(dest, archive or None)``."""
     available = course.source_assignments()
     names = list(names or available)
@@ -45,7 +45,7 @@ def release(course, names=None, dest=None, due=None, make_zip=True, log=None):
     if unknown:
         raise SystemExit(f"unknown assignment(s) {', '.join(unknown)}; the course has {', '.join(available)}")
     if (course.root / "source_text").is_dir():
-        stale = course_build.build_sources(course.root, check=True)
+        stale = build.build_sources(course.root, check=True)
         if stale:
             raise SystemExit(f"out of date, run notebooks/build_sources.py: {[str(p) for p in stale]}")
     generate(course, names)
@@ -54,7 +54,7 @@ def release(course, names=None, dest=None, due=None, make_zip=True, log=None):
         with Gradebook(course.db_url, course.course_id) as gb:
             for name, when in due.items():
                 gb.update_or_create_assignment(name, duedate=when.astimezone(datetime.timezone.utc).replace(tzinfo=None))
-    dest = Path(dest or course_build.ROOT / "build" / "student")
-    archive = course_build.write_student_edition(dest, names, course.release, course.root, course_build.PACKAGE,
+    dest = Path(dest or build.ROOT / "build" / "student")
+    archive = build.write_student_edition(dest, names, course.release, course.root, build.PACKAGE,
                                                  make_zip=make_zip, log=log)
     return dest, archive

@@ -8,7 +8,7 @@ Not a ``bench_*.py`` script (``make bench`` would take an hour with it): run it 
 run releases a copy of the course (every assignment whose text sources are up to date), fills
 ``submitted/`` with N students per assignment (6 in 10 solve everything, 1 in 10 hands in the
 release untouched, 3 in 10 carry the wrong-answer corpus, a mistake per exercise) and runs
-``autograder.grading.grade`` on a fresh copy for each worker count. It prints, and writes to
+``autograder.grading.grade.grade`` on a fresh copy for each worker count. It prints, and writes to
 ``_build/autograder/grade_class.json``:
 
 - wall time per worker count, and the speedup of each over 1 worker;
@@ -29,22 +29,23 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the synthetic class is a test fixture
 
-from autograder import course as course_build  # noqa: E402
-from autograder import grading, release, synthetic  # noqa: E402
-from autograder.config import Course  # noqa: E402
+import synthetic_classes  # noqa: E402
+from autograder import build, release  # noqa: E402
+from autograder.course import Course  # noqa: E402
+from autograder.grading.grade import grade  # noqa: E402
 
 
 def releasable(candidates):
     """The assignments whose generated notebooks are up to date (others are being written)."""
-    stale = {p.parent.name for p in course_build.build_sources(check=True)}
+    stale = {p.parent.name for p in build.build_sources(check=True)}
     return [a for a in candidates if a not in stale]
 
 
 def fill_class(course_dir, assignments, students):
     for name in assignments:
-        normal = {st.id.split("-", 1)[1]: st for st in synthetic.normal_students(course_dir, name)}
+        normal = {st.id.split("-", 1)[1]: st for st in synthetic_classes.normal_students(course_dir, name)}
         wrong = [st for key, st in normal.items() if key.startswith("wrong-")]
         for i in range(students):
             kind = i % 10
@@ -53,13 +54,13 @@ def fill_class(course_dir, assignments, students):
             folder = course_dir / "submitted" / f"s{i:03d}" / name
             folder.mkdir(parents=True)
             (folder / f"{name}.ipynb").write_bytes(st.data())
-            (folder / "timestamp.txt").write_text(synthetic.ON_TIME.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
+            (folder / "timestamp.txt").write_text(synthetic_classes.ON_TIME.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
 
 
 def measure(course_dir, workers, verify):
     course = Course(course_dir)
     start = time.perf_counter()
-    records, summary = grading.grade(course, workers=workers, settings={"verify": verify}, quiet=True)
+    records, summary = grade(course, workers=workers, settings={"verify": verify}, quiet=True)
     wall = time.perf_counter() - start
     errors = [r for r in records if r["error"]]
     test = [sum(c["seconds"] for c in r["cells"].values()) for r in records]
@@ -89,7 +90,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="2 students, 1 worker, the first assignment")
     parser.add_argument("--keep", help="build the class here and keep it")
     args = parser.parse_args()
-    candidates = args.assignments.split(",") if args.assignments else course_build.assignments()
+    candidates = args.assignments.split(",") if args.assignments else build.assignments()
     assignments = releasable(candidates)
     skipped = sorted(set(candidates) - set(assignments))
     students, worker_counts = args.students, [int(w) for w in args.workers.split(",")]
@@ -99,7 +100,7 @@ def main():
     print(f"{students} students x {len(assignments)} assignments ({', '.join(assignments)})"
           + (f"; skipped (sources out of date): {', '.join(skipped)}" if skipped else ""))
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    template = synthetic.course_copy(base / "template", assignments)
+    template = synthetic_classes.course_copy(base / "template", assignments)
     release.release(Course(template), assignments, base / "student", make_zip=False)
     fill_class(template, assignments, students)
     runs = [(w, True) for w in worker_counts] + ([(1, False)] if args.no_verify else [])

@@ -141,8 +141,8 @@ def child_main(assignment, course_dir, timeout):
 
 def student_package(dest, course_dir=HERE):
     """Write the student edition of chibigrad (exercise regions stubbed) into ``dest/chibigrad``."""
-    from autograder import course
-    course.write_student_package(Path(dest) / "chibigrad", course.PACKAGE, course_dir)
+    from autograder import build
+    build.write_student_package(Path(dest) / "chibigrad", build.PACKAGE, course_dir)
     return Path(dest)
 
 
@@ -185,8 +185,8 @@ def main(argv=None):
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE.parent))
-    from autograder import course
-    names = args.assignments or course.assignments()
+    from autograder import build
+    names = args.assignments or build.assignments()
     report = {}
     with tempfile.TemporaryDirectory() as tmp:
         student_package(tmp)

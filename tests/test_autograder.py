@@ -1,7 +1,7 @@
 """The instructor's autograder (``autograder/``), end to end with real nbgrader.
 
 The slow tests share one run (``term``): a copy of the course with 01_graphs and 02_backward is
-released, a synthetic class (``autograder.synthetic``: the solutions, the wrong-answer corpus,
+released, a synthetic class (``tests/synthetic_classes.py``: the solutions, the wrong-answer corpus,
 bad input and hostile code) is exported as a Canvas zip and a Moodle zip, collected, and graded
 with 2 workers. Then: every score, exercise by exercise; what the report says about each hostile
 submission; that nothing outside a submission's folder changed; that parallel grading leaves
@@ -26,9 +26,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import course as course_build
-from autograder import feedback, gradebook, sandbox, synthetic, verify
-from autograder.config import Course
+import synthetic_classes
+from autograder import build, feedback
+from autograder.course import Course
+from autograder.grading import gradebook, sandbox, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = ["01_graphs", "02_backward"]
@@ -41,7 +42,7 @@ COMPARED = ["a01-solutions", "a01-untouched", "a01-wrong-0", "a01-late", "a01-de
 
 def autograder(course_dir, *args, check=True, timeout=1200):
     result = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), *map(str, args)],
-                            capture_output=True, text=True, timeout=timeout, env=course_build.nbgrader_env())
+                            capture_output=True, text=True, timeout=timeout, env=build.nbgrader_env())
     if check and result.returncode != 0:
         raise AssertionError(f"autograder {' '.join(map(str, args))} failed:\n{result.stdout[-3000:]}\n"
                              f"{result.stderr[-5000:]}")
@@ -86,7 +87,7 @@ def test_the_sandbox_confines_a_process(tmp_path):
               "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
     code = textwrap.dedent("""
         import json, os, sys
-        from autograder import sandbox
+        from autograder.grading import sandbox
         sandbox.confine(json.loads(os.environ["POLICY"]))()
         def attempt(f):
             try:
@@ -146,7 +147,7 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
     """What a grading kernel gets (the worker's policy): the checks imported before Landlock and
     callable, their source unreadable whichever way it is asked for; nothing of the course, the
     repository or another folder readable; chmod and chown refused everywhere, even as root."""
-    from autograder import worker
+    from autograder.grading import worker
     lib = worker._stage_packages(tmp_path / "scratch" / "lib")
     job, course = tmp_path / "scratch" / "job", tmp_path / "course"
     for sub in ("nb", "tmp", "private"):
@@ -160,7 +161,7 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
               "home": str(job / "tmp"), "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
     code = textwrap.dedent("""
         import inspect, json, os, socket
-        from autograder import sandbox
+        from autograder.grading import sandbox
         sandbox.confine(json.loads(os.environ["POLICY"]))()
         def attempt(f):
             try:
@@ -279,7 +280,7 @@ def test_verdicts_are_signed():
 
 
 def test_the_gradebook_guard_restores_or_removes_what_someone_else_wrote(tmp_path):
-    from autograder.grading import FileGuard
+    from autograder.grading.grade import FileGuard
     db = tmp_path / "gradebook.db"
     guard = FileGuard(db)  # no gradebook yet: one written by student code is removed, not "restored" to nothing
     db.write_bytes(b"written by a student")
@@ -325,7 +326,7 @@ def test_collect_from_a_plain_folder_without_a_roster(tmp_path):
     from autograder.collect import collect
     course_dir = tmp_path / "course"
     course_dir.mkdir()
-    shutil.copy(course_build.NOTEBOOKS / "nbgrader_config.py", course_dir)
+    shutil.copy(build.NOTEBOOKS / "nbgrader_config.py", course_dir)
     course = Course(course_dir)  # also puts this environment's bin/ (alembic) on PATH
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", "chibigrad") as gb:
         gb.add_assignment("01_graphs")
@@ -403,7 +404,7 @@ def _stray_processes():
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if synthetic.MARKER.encode() in cmdline and b"sleep" in cmdline:
+        if synthetic_classes.MARKER.encode() in cmdline and b"sleep" in cmdline:
             found.append(pid)
     return found
 
@@ -415,7 +416,7 @@ pytestmark = pytest.mark.xdist_group("autograder")  # one `term` per run, also u
 def term(tmp_path_factory):
     """Release, collect, grade (2 workers); a copy of the collected course for serial nbgrader and one for shards."""
     base = tmp_path_factory.mktemp("term")
-    course_dir = synthetic.course_copy(base, ASSIGNMENTS)
+    course_dir = synthetic_classes.course_copy(base, ASSIGNMENTS)
     times = {}
     start = time.perf_counter()
     autograder(course_dir, "release", "--no-zip", "--dest", base / "student", "--due", "01_graphs=2030-01-15T23:59",
@@ -425,17 +426,18 @@ def term(tmp_path_factory):
                "other": course_dir / "submitted" / "a01-solutions" / "01_graphs" / "01_graphs.ipynb",
                "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb",
                "release": course_dir / "release" / "01_graphs" / "01_graphs.ipynb",
-               "solutions": course_build.NOTEBOOKS / "source" / "01_graphs" / "01_graphs.ipynb",
+               "solutions": build.NOTEBOOKS / "source" / "01_graphs" / "01_graphs.ipynb",
                "checks": ROOT / "autograder" / "checks" / "a01_graphs.py"}
-    students01 = (synthetic.normal_students(course_dir, "01_graphs")
-                  + synthetic.hostile_students(course_dir, targets=targets)
-                  + synthetic.snooping_students(course_dir, targets)
-                  + synthetic.gaming_students(course_dir))
-    students02 = synthetic.normal_students(course_dir, "02_backward") + [synthetic.numpy_patch_student(course_dir)]
-    roster = synthetic.roster_rows(students01 + students02)
-    synthetic.write_roster(base / "roster.csv", roster)
-    synthetic.canvas_zip(base / "canvas-01_graphs.zip", students01, roster)
-    synthetic.moodle_zip(base / "moodle-02_backward.zip", students02, roster)
+    students01 = (synthetic_classes.normal_students(course_dir, "01_graphs")
+                  + synthetic_classes.hostile_students(course_dir, targets=targets)
+                  + synthetic_classes.snooping_students(course_dir, targets)
+                  + synthetic_classes.gaming_students(course_dir))
+    students02 = (synthetic_classes.normal_students(course_dir, "02_backward")
+                  + [synthetic_classes.numpy_patch_student(course_dir)])
+    roster = synthetic_classes.roster_rows(students01 + students02)
+    synthetic_classes.write_roster(base / "roster.csv", roster)
+    synthetic_classes.canvas_zip(base / "canvas-01_graphs.zip", students01, roster)
+    synthetic_classes.moodle_zip(base / "moodle-02_backward.zip", students02, roster)
     collected = [autograder(course_dir, "collect", base / "canvas-01_graphs.zip", "--roster", base / "roster.csv",
                             "--assignment", "01_graphs").stdout,
                  autograder(course_dir, "collect", base / "moodle-02_backward.zip", "--roster", base / "roster.csv").stdout]
@@ -470,7 +472,7 @@ def test_collect_places_everything_and_reports_the_rest(term):
     by_file = {r["file"]: r for r in rows}
     placed = {(r["student"], r["assignment"]) for r in rows if r["status"] == "placed"}
     for st in term["students"]:
-        assert (synthetic._student_id(st.id), st.assignment) in placed, st.id
+        assert (synthetic_classes._student_id(st.id), st.assignment) in placed, st.id
     assert any(r["status"] == "not placed" and "not a notebook" in r["notes"] for r in rows)
     assert any(r["status"] == "not placed" and "not on the roster" in r["notes"] for r in rows)
     assert any(r["status"] == "duplicate, not used" and r["student"] == "duplicate" for r in rows)
@@ -489,7 +491,7 @@ def test_every_submission_gets_exactly_its_points(term):
     course = Course(term["course"])
     problems = []
     with Gradebook(course.db_url, course.course_id) as gb:
-        for (assignment, student), want in synthetic.expected_scores(term["students"]).items():
+        for (assignment, student), want in synthetic_classes.expected_scores(term["students"]).items():
             nb = gb.find_submission_notebook(assignment, assignment, student)
             got = {g.name[:-len("-tests")]: g.score for g in nb.grades}
             if got != {k: float(v) for k, v in want.items()}:
@@ -502,7 +504,7 @@ def test_every_submission_gets_exactly_its_points(term):
 def test_the_report_says_what_happened_to_each_hostile_submission(term):
     course = Course(term["course"])
     for st in term["students"]:
-        record = course.read_record(st.assignment, synthetic._student_id(st.id))
+        record = course.read_record(st.assignment, synthetic_classes._student_id(st.id))
         assert record["status"] in ("graded", "missing") and not record["error"], (st.id, record["error"])
         text = " ".join(record["notes"])
         for keyword in st.notes:
@@ -550,7 +552,7 @@ def test_parallel_grading_leaves_the_gradebook_as_serial_nbgrader_does(term):
     serial = term["copies"]["serial"]
     for assignment in ASSIGNMENTS:
         result = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment], cwd=serial,
-                                capture_output=True, text=True, env=course_build.nbgrader_env(), timeout=1200)
+                                capture_output=True, text=True, env=build.nbgrader_env(), timeout=1200)
         assert result.returncode == 0, result.stderr[-3000:]
     ours, theirs = _restrict(term["dump"], COMPARED), _dump(serial, COMPARED)
     assert ours["submissions"]
@@ -571,7 +573,7 @@ def test_shards_merged_equal_a_single_run(term):
     # no hostile code among COMPARED: a generous timeout keeps a loaded machine from changing a score
     runs = [subprocess.Popen([sys.executable, "-m", "autograder", "--course", str(sharded), "grade", "--shard",
                               f"{i}/2", "--workers", "1", "--cell-timeout", "120"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=course_build.nbgrader_env())
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=build.nbgrader_env())
             for i in (1, 2)]
     for run in runs:
         out, err = run.communicate(timeout=1200)
@@ -613,12 +615,12 @@ def _hidden_lines():
     that appear nowhere in what students get)."""
     visible = set()
     for assignment in ASSIGNMENTS:
-        for cell in nbformat.read(course_build.NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb",
+        for cell in nbformat.read(build.NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb",
                                   as_version=4).cells:
             visible.update(line.strip() for line in feedback.hidden_regions(cell.source)[0].splitlines())
     lines = set()
     for assignment in ASSIGNMENTS:
-        for cell in nbformat.read(course_build.NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb",
+        for cell in nbformat.read(build.NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb",
                                   as_version=4).cells:
             lines.update(line.strip() for line in feedback.hidden_regions(cell.source)[1])
     for path in (ROOT / "autograder" / "checks").glob("*.py"):
@@ -702,14 +704,14 @@ def test_integrity_flags_what_was_tampered_with(term):
 def test_without_landlock_what_a_submission_breaks_is_put_back(tmp_path):
     """Where the OS offers no Landlock the attacks reach the real course; the grader notices and
     restores the gradebook and the submissions, and the grades are still exact."""
-    course_dir = synthetic.course_copy(tmp_path, ASSIGNMENTS)
+    course_dir = synthetic_classes.course_copy(tmp_path, ASSIGNMENTS)
     shutil.rmtree(course_dir / "source" / "02_backward")
     shutil.rmtree(course_dir / "source_text" / "02_backward")
     autograder(course_dir, "release", "--no-zip", "--dest", tmp_path / "student")
     other = course_dir / "submitted" / "a01-solutions" / "01_graphs" / "01_graphs.ipynb"
     targets = {"gradebook": course_dir / "gradebook.db", "other": other}
-    students = [st for st in synthetic.normal_students(course_dir, "01_graphs") if st.id == "a01-solutions"] + [
-        st for st in synthetic.hostile_students(course_dir, targets=targets) if st.id in ("deletes-files",
+    students = [st for st in synthetic_classes.normal_students(course_dir, "01_graphs") if st.id == "a01-solutions"] + [
+        st for st in synthetic_classes.hostile_students(course_dir, targets=targets) if st.id in ("deletes-files",
                                                                                            "writes-gradebook")]
     for st in students:
         folder = course_dir / "submitted" / st.id / "01_graphs"

@@ -31,11 +31,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import course
+from autograder import build
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-ASSIGNMENTS = course.assignments()
+ASSIGNMENTS = build.assignments()
 TIME_BUDGET_S = 10  # test time per graded notebook (issue 5)
 
 
@@ -65,7 +65,7 @@ def real_gpu():
     """Whether the grading kernel sees a real CUDA device: the setup cell of 09_gpu, in nbgrader's environment."""
     code = ("import os; os.environ.setdefault('CHIBIGRAD_SIMULATE_CUDA', 'auto'); import chibigrad as t; "
             "print(t.cuda.is_available() and not t.cuda.is_simulated())")
-    result = subprocess.run([sys.executable, "-c", code], env=course.nbgrader_env(), capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", code], env=build.nbgrader_env(), capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip() == "True"
@@ -101,7 +101,7 @@ def test_there_are_assignments():
 
 
 def test_generated_notebooks_are_up_to_date_with_the_text_sources():
-    stale = course.build_sources(check=True)
+    stale = build.build_sources(check=True)
     assert not stale, f"run `.venv/bin/python notebooks/build_sources.py`: out of date: {stale}"
 
 
@@ -146,10 +146,10 @@ def test_text_source_errors_are_reported(tmp_path):
     text = tmp_path / "99_bad.py"
     text.write_text('# %% nbgrader="solution" id="answer"\nx = 1\n')
     with pytest.raises(ValueError, match="needs a tests cell"):
-        course.notebook_from_text(text)
+        build.notebook_from_text(text)
     text.write_text('# %% nbgrader="tests" id="answer-tests"\nassert True\n')
     with pytest.raises(ValueError, match="points=N"):
-        course.notebook_from_text(text)
+        build.notebook_from_text(text)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -375,22 +375,22 @@ def test_stub_exercises_replaces_marked_regions_only():
             return secret
             # END EXERCISE
         """)
-    assert [r[:3] for r in course.exercise_regions(source)] == [("09.answer", 7, 10)]
-    stubbed = course.stub_exercises(source, lambda e: "09_x/09_x.ipynb")
+    assert [r[:3] for r in build.exercise_regions(source)] == [("09.answer", 7, 10)]
+    stubbed = build.stub_exercises(source, lambda e: "09_x/09_x.ipynb")
     assert "secret" not in stubbed and "def kept" in stubbed and "Docstring stays" in stubbed
     namespace = {}
     exec(stubbed, namespace)
     with pytest.raises(NotImplementedError, match=r"Exercise 09\.answer: you write this in the notebook 09_x"):
         namespace["answer"](1)
     with pytest.raises(ValueError, match="never closed"):
-        course.exercise_regions("# BEGIN EXERCISE 01.x\n")
+        build.exercise_regions("# BEGIN EXERCISE 01.x\n")
 
 
 def test_marked_regions_in_chibigrad_name_an_assignment():
-    numbers = {course.number(a) for a in ASSIGNMENTS}
+    numbers = {build.number(a) for a in ASSIGNMENTS}
     found = {}
     for path in (ROOT / "chibigrad").rglob("*.py"):
-        for exercise, *_ in course.exercise_regions(path.read_text()):
+        for exercise, *_ in build.exercise_regions(path.read_text()):
             found[exercise] = path
     assert "02.hypot" in found
     assert all(e.split(".")[0] in numbers for e in found), found
@@ -406,7 +406,7 @@ def released(tmp_path_factory):
     for sub in ("source", "source_text"):
         shutil.copytree(NOTEBOOKS / sub, course_dir / sub)
     start = time.perf_counter()
-    student = course.release_student_edition(base / "student", course_dir=course_dir)
+    student = build.release_student_edition(base / "student", course_dir=course_dir)
     return {"course": course_dir, "student": student, "release_s": time.perf_counter() - start}
 
 
@@ -418,8 +418,8 @@ def _edition(folder, files):
 
 
 def _install(staged, dest):
-    (staged / course.MANIFEST).write_text(json.dumps(course._hashes(staged)))
-    return list(course.install_edition(staged, dest))
+    (staged / build.MANIFEST).write_text(json.dumps(build._hashes(staged)))
+    return list(build.install_edition(staged, dest))
 
 
 def test_installing_a_release_never_loses_a_students_file(tmp_path):
@@ -436,7 +436,7 @@ def test_installing_a_release_never_loses_a_students_file(tmp_path):
     second = _edition(tmp_path / "r2", {"01/01.ipynb": "released 2", "02/02.ipynb": "new", "chibigrad/a.py": "a = 2\n",
                                          "chibigrad/b.py": "b = 1\n", "README.md": "readme 2"})
     lines = _install(second, dest)
-    beside = course.beside_name(dest / "01" / "01.ipynb", course._sha256(second / "01" / "01.ipynb"))
+    beside = build.beside_name(dest / "01" / "01.ipynb", build._sha256(second / "01" / "01.ipynb"))
     assert (dest / "01" / "01.ipynb").read_bytes() == b"my work \xe2\x9c\x93", "the student's notebook is kept"
     assert beside.read_text() == "released 2" and beside.name.startswith("01.release-")
     assert f"kept your 01/01.ipynb (you changed it); the new release is beside it: 01/{beside.name}" in lines
@@ -484,7 +484,7 @@ def test_release_and_what_make_lab_runs_keep_the_students_edit(released, tmp_pat
     stamp.touch()
     os.utime(stamp, (0, 0))  # as if an input changed since
     result = _make("-n", "lab", *variables)
-    assert "autograder.course release" in result.stdout, result.stdout + result.stderr
+    assert "autograder.build release" in result.stdout, result.stdout + result.stderr
     result = _make(stamp, *variables)  # what `make lab` runs before starting Lab
     assert result.returncode == 0, result.stdout + result.stderr
     assert path.read_bytes() == edited
@@ -511,7 +511,7 @@ def _answers():
             for region in solution_regions(cell.source):
                 yield f"{assignment}:{cell.id}", _normalized(region)
     for path in (ROOT / "chibigrad").rglob("*.py"):
-        for exercise, first, _, text in course.exercise_regions(path.read_text()):
+        for exercise, first, _, text in build.exercise_regions(path.read_text()):
             yield f"{path.relative_to(ROOT)}:{first} ({exercise})", _normalized(text)
 
 
@@ -588,7 +588,7 @@ def test_student_edition_layout(released):
         for secret in ("BEGIN SOLUTION", "HIDDEN TESTS", "autograder"):
             assert secret not in text, f"{nb_path.name} mentions {secret!r}"
         for exercise in exercises(assignment):
-            assert f'NotImplementedError(\\"Exercise {course.number(assignment)}.{exercise}:' in text
+            assert f'NotImplementedError(\\"Exercise {build.number(assignment)}.{exercise}:' in text
     for name in ("README.md", "requirements.txt", "pyproject.toml", "nbgrader_config.py"):
         assert (student / name).is_file(), name
     requirements = (student / "requirements.txt").read_text()
@@ -614,7 +614,7 @@ def test_lab_has_nbgraders_validate_button():
 def test_student_lab_config_turns_off_only_instructor_plugins_that_exist(tmp_path):
     """The student edition's .jupyter/ disables nbgrader's instructor plugins and server extensions by their real
     names (a typo would silently leave them on) and keeps Validate."""
-    course.write_lab_config(tmp_path)
+    build.write_lab_config(tmp_path)
     disabled = json.loads((tmp_path / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
     server = json.loads((tmp_path / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
     assert "@jupyter/nbgrader:validate-assignment" not in disabled
@@ -687,7 +687,7 @@ def test_visible_tests_pass_with_the_student_edition_and_validate_says_so(releas
                                "schema_version": 3, "solution": False, "task": False}})
     nb.cells.append(check)  # a graded cell, so validate fails if the kernel imported the full chibigrad
     nbformat.write(nb, path)
-    env = dict(course.nbgrader_env(), PYTHONPATH=str(work))
+    env = dict(build.nbgrader_env(), PYTHONPATH=str(work))
     result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], cwd=work, env=env,
                             capture_output=True, text=True, timeout=300)
     assert "Success! Your notebook passes all the tests." in result.stdout, result.stdout + result.stderr
@@ -758,7 +758,7 @@ def _submissions(assignment, course_dir):
 
 def _nbgrader_autograde(assignment, course_dir):
     return subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment], cwd=course_dir,
-                          env=course.nbgrader_env(), capture_output=True, text=True, timeout=1800)
+                          env=build.nbgrader_env(), capture_output=True, text=True, timeout=1800)
 
 
 def _traceback(result):

@@ -1,6 +1,6 @@
-"""What a grade is computed from (``autograder.scoring``), and state a submission must not be able
-to change under the checks (``autograder.checks``, ``autograder.verify``). Fast: no kernel, no
-nbgrader run. The same tricks, graded end to end, are ``synthetic.gaming_students`` in
+"""What a grade is computed from (``autograder.grading.scoring``), and state a submission must not be able
+to change under the checks (``autograder.checks``, ``autograder.grading.verify``). Fast: no kernel, no
+nbgrader run. The same tricks, graded end to end, are ``synthetic_classes.gaming_students`` in
 ``tests/test_autograder.py``."""
 import copy
 import sys
@@ -9,14 +9,13 @@ import nbformat
 import pytest
 from nbgrader import utils
 
-from autograder import course as course_build
-from autograder import execute, scoring, verify
-from autograder import checks
+from autograder import build, checks
 from autograder.checks import a01_graphs
+from autograder.grading import execute, scoring, verify
 
 
 def _source():
-    return nbformat.read(course_build.NOTEBOOKS / "source" / "01_graphs" / "01_graphs.ipynb", as_version=4)
+    return nbformat.read(build.NOTEBOOKS / "source" / "01_graphs" / "01_graphs.ipynb", as_version=4)
 
 
 def _release(nb):

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course
+from autograder import build
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(p for p in (ROOT / "book").glob("*.md") if "```{code-cell}" in p.read_text())
-STUB_TEXT = "you write this in"  # in every stub's message (autograder.course.stub_exercises)
+STUB_TEXT = "you write this in"  # in every stub's message (autograder.build.stub_exercises)
 
 
 def _execute(chapter, student, workdir):
@@ -32,7 +32,7 @@ def _execute(chapter, student, workdir):
     nb.cells.insert(0, nbformat.v4.new_code_cell(
         f"import importlib.util\norigin = importlib.util.find_spec('chibigrad').origin\n"
         f"assert origin.startswith({str(student) + os.sep!r}), origin\ndel origin"))
-    env = dict(course.nbgrader_env(), PYTHONPATH=str(student), MPLBACKEND="Agg")
+    env = dict(build.nbgrader_env(), PYTHONPATH=str(student), MPLBACKEND="Agg")
     workdir.mkdir()
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(workdir)}})
@@ -47,7 +47,7 @@ def _execute(chapter, student, workdir):
 def executed(tmp_path_factory):
     """``{chapter name: (executed notebook, error or None)}`` for every chapter, with the student package."""
     base = tmp_path_factory.mktemp("student-book")
-    stubbed = course.write_student_package(base / "student" / "chibigrad")
+    stubbed = build.write_student_package(base / "student" / "chibigrad")
     assert stubbed, "the student edition stubs nothing: the test would prove nothing"
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         futures = {p.stem: pool.submit(_execute, p, base / "student", base / p.stem) for p in CHAPTERS}

@@ -16,7 +16,7 @@ import urllib.request
 import nbformat
 import pytest
 
-from autograder import course
+from autograder import build
 from test_book_browser import CHROMIUM, CHROMIUM_ARGS, ROOT
 
 pytestmark = pytest.mark.slow
@@ -42,9 +42,9 @@ def student_edition(tmp_path_factory):
     for sub in ("source", "source_text"):
         (course_dir / sub).mkdir()
         os.symlink(ROOT / "notebooks" / sub / ASSIGNMENT, course_dir / sub / ASSIGNMENT)
-    course.generate_assignments(course_dir, [ASSIGNMENT])
+    build.generate_assignments(course_dir, [ASSIGNMENT])
     student = base / "student"
-    course.write_student_edition(student, [ASSIGNMENT], course_dir / "release", course_dir)
+    build.write_student_edition(student, [ASSIGNMENT], course_dir / "release", course_dir)
     path = student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     source = nbformat.read(ROOT / "notebooks" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     solutions = {c.id: c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}

@@ -18,6 +18,8 @@ Rules for checks:
   case, in the student's terms. Anything on stderr scores the cell 0, so checks never warn;
   ``call`` turns a student's warning into a clear failure.
 - A check never depends on another exercise's answer: each exercise is graded on its own.
+- An exercise that writes a ``Function`` is held to the engine's contract with ``contract``
+  (``raw_backward``, ``expect_freed``, ``expect_version_checked``), not with a copy of it.
 - Oracles come from the engine itself (``engine.topological_order``, ``autograd.grad``) or from
   numpy, never from the code a solution would be: feedback shows tracebacks.
 - Importing this package is cheap (no nbgrader): it runs once per graded notebook.

@@ -3,10 +3,11 @@ import numpy as np
 
 import chibigrad as torch
 from chibigrad.autograd import engine
-from chibigrad.autograd.node import FREED_MESSAGE, AccumulateGrad
+from chibigrad.autograd.node import AccumulateGrad
 
 from . import (DEEP, assert_close, call, deep_chain, diamond_chain, engine_grads, expect, forbidden,
                gradient_check, leaf, nodes_of, random_graph)
+from .contract import expect_freed, raw_backward
 
 # (shape of the broadcast gradient, shape of the input it goes back to)
 SUM_TO_CASES = (((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((4, 2, 3), (2, 1)),
@@ -54,8 +55,7 @@ def _inputs(shapes, rng, dtype=torch.float64, positive=False):
 def _check_raw_backward(name, out, inputs, expected):
     """What backward itself returned (before the engine sums to shapes) has the inputs' shapes."""
     g = torch.tensor(np.random.default_rng(1).standard_normal(tuple(out.shape)))
-    raw = call(f"{name}.backward", out.grad_fn.apply, g)
-    raw = raw if isinstance(raw, tuple) else (raw,)
+    raw = raw_backward(f"{name}.backward", out, g)
     expect(len(raw) == len(inputs), f"{name}.backward returned {len(raw)} gradients for {len(inputs)} inputs")
     for k, (x, r, e) in enumerate(zip(inputs, raw, expected(g._array))):
         if e is None:
@@ -73,15 +73,10 @@ def _check_raw_backward(name, out, inputs, expected):
 def _check_freed(name, make):
     out = make()
     out.sum().backward()
-    try:
-        out.sum().backward()
-    except RuntimeError as err:
-        expect(str(err) == FREED_MESSAGE, f"{name}: a second backward raised {err!r}, expected the engine's "
-                                          "'Trying to backward through the graph a second time' error")
-    else:
-        raise AssertionError(f"{name}: a second backward through a freed graph worked. Keep what backward needs "
-                             "with ctx.save_for_backward (and read it back with ctx.saved_tensors): the engine "
-                             "frees saved tensors after backward, attributes like ctx.a it cannot free.")
+    expect_freed(name, lambda: out.sum().backward(),
+                 f"{name}: a second backward through a freed graph worked. Keep what backward needs with "
+                 "ctx.save_for_backward (and read it back with ctx.saved_tensors): the engine frees saved tensors "
+                 "after backward, attributes like ctx.a it cannot free.")
 
 
 def check_hypot(Hypot):

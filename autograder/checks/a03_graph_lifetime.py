@@ -7,10 +7,10 @@ import numpy as np
 import chibigrad as torch
 import chibigrad.nn.functional as F
 from chibigrad import memory
-from chibigrad.autograd.node import FREED_MESSAGE
 
 from . import (BINARY, UNARY, assert_close, call, engine_grads, expect, forbidden, gradient_check, leaf, nodes_of,
                random_graph)
+from .contract import expect_freed, raw_backward
 
 
 @contextlib.contextmanager
@@ -29,15 +29,11 @@ def _no_cycle_collection():
 
 
 def _second_backward_raises(what, fn):
-    try:
-        fn()
-    except RuntimeError as err:
-        expect(str(err) == FREED_MESSAGE, f"{what}: raised {err!r}, expected PyTorch's 'Trying to backward "
-                                          "through the graph a second time ...' error")
-        return
-    raise AssertionError(f"{what}: it worked, but backward should have freed what your Function saved. Save the "
-                         "mask with ctx.save_for_backward (the engine frees saved tensors after backward); a tensor "
-                         "kept as a ctx attribute is never freed.")
+    expect_freed(what, fn, f"{what}: it worked, but backward should have freed what your Function saved. Save the "
+                           "mask with ctx.save_for_backward (the engine frees saved tensors after backward); a "
+                           "tensor kept as a ctx attribute is never freed.",
+                 raised=lambda err: f"{what}: raised {err!r}, expected PyTorch's 'Trying to backward through the "
+                                    "graph a second time ...' error")
 
 
 # ---- exercise 1: LeakyReLU ------------------------------------------------------------------------------------------
@@ -75,8 +71,7 @@ def _check_leaky_relu(LeakyReLU):
         expect(kept == x.numel(), f"{what}: {kept} bytes are saved for backward; a boolean mask of {x.numel()} "
                                   f"elements is {x.numel()} bytes (save only the mask, not x or the result)")
         g = torch.tensor(rng.standard_normal(shape), dtype=dtype)
-        raw = call(f"{what}: backward", y.grad_fn.apply, g)
-        raw = raw if isinstance(raw, tuple) else (raw,)
+        raw = raw_backward(f"{what}: backward", y, g)
         expect(len(raw) in (1, 2) and (len(raw) == 1 or raw[1] is None),
                f"{what}: backward should return (gradient for x, None for negative_slope), got {len(raw)} values")
         expected = np.where(x._array > 0, g._array, g._array * slope)

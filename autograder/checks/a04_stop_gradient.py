@@ -9,9 +9,9 @@ import numpy as np
 import chibigrad as torch
 import chibigrad.nn.functional as F
 from chibigrad import memory, nn, optim
-from chibigrad.autograd.node import FREED_MESSAGE
 
 from . import assert_close, call, expect, numerical_grads
+from .contract import expect_freed, expect_version_checked, raw_backward
 
 
 @contextlib.contextmanager
@@ -45,19 +45,14 @@ def check_sign_ste(SignSTE):
         expect(y.grad_fn is not None and y.grad_fn.name() == "SignSTEBackward",
                f"{what}: the result's grad_fn should be SignSTEBackward, got {y.grad_fn}")
         g = torch.tensor(rng.standard_normal(shape), dtype=dtype)
-        raw = call(f"{what}: backward", y.grad_fn.apply, g)
-        raw = raw[0] if isinstance(raw, tuple) else raw
+        raw = raw_backward(f"{what}: backward", y, g)[0]
         assert_close(raw, np.where(np.abs(x._array) <= 1, g._array, 0.0), f"{what}: the gradient backward returns "
                      "(grad where |x| <= 1, 0 elsewhere)")
         call(f"{what}: backward", y.backward, g)
-        try:
-            y.backward(g)
-        except RuntimeError as err:
-            expect(str(err) == FREED_MESSAGE, f"{what}: a second backward raised {err!r}, expected PyTorch's 'Trying "
-                                              "to backward through the graph a second time' error")
-        else:
-            raise AssertionError(f"{what}: a second backward worked; keep what backward needs with "
-                                 "ctx.save_for_backward so that backward frees it")
+        expect_freed(what, lambda: y.backward(g), f"{what}: a second backward worked; keep what backward needs "
+                                                  "with ctx.save_for_backward so that backward frees it",
+                     raised=lambda err: f"{what}: a second backward raised {err!r}, expected PyTorch's 'Trying to "
+                                        "backward through the graph a second time' error")
     x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0], dtype=torch.float64, requires_grad=True)
     y = call("SignSTE at the edges", SignSTE.apply, x)
     assert_close(y, [-1.0, 1.0, -1.0, 1.0, 1.0, 1.0], "SignSTE at [-1, 1, -1.0000001, 1.0000001, 0, -0]: forward "
@@ -159,14 +154,11 @@ def check_ema_update(ema_update_):
     out = target(x).sum()  # the graph saved target's weights (for x's gradient)
     call("ema_update_ while a graph that saved the target's weights waits for backward", ema_update_, target, online,
          0.9)
-    try:
-        out.backward()
-    except RuntimeError as err:
-        expect("modified by an inplace operation" in str(err), f"backward after ema_update_ raised {err!r}")
-    else:
-        raise AssertionError("a graph saved the target's weights, then ema_update_ changed them and backward did not "
-                             "notice: it used the new values silently. Update the parameters themselves in place "
-                             "(not p.data), so their version counter changes")
+    expect_version_checked("ema_update_", out.backward,
+                           "a graph saved the target's weights, then ema_update_ changed them and backward did not "
+                           "notice: it used the new values silently. Update the parameters themselves in place "
+                           "(not p.data), so their version counter changes",
+                           raised=lambda err: f"backward after ema_update_ raised {err!r}")
 
 
 # ---- exercise 3: fine_tune ----------------------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ import numpy as np
 
 import chibigrad as torch
 from chibigrad import memory, nn
-from chibigrad.autograd.node import FREED_MESSAGE
 from chibigrad.utils import checkpoint as checkpoint_module
 
 from . import assert_close, call, expect, forbidden
+from .contract import expect_freed, raw_backward
 
 CHECKPOINT_YOURSELF = ("write the checkpoint Function yourself: do not call chibigrad's checkpoint, "
                        "checkpoint_sequential or CheckpointFunction")
@@ -118,7 +118,7 @@ def _check_checkpoint_fn(CheckpointFn):
                                   "the parameters' gradients from backward (don't call backward() inside)")
             assert_close(g, e._array, f"{what}: torch.autograd.grad(loss, parameters), input {k}", rtol=1e-9)
         out = call(what, CheckpointFn.apply, model, x, *model.parameters())
-        raw = call(f"{what}: calling its backward", out.grad_fn.apply, torch.ones_like(out))
+        raw = raw_backward(f"{what}: calling its backward", out)
         expect(len(raw) == 2 + len(list(model.parameters())),
                f"{what}: backward returned {len(raw)} values; forward had {2 + len(list(model.parameters()))} "
                "arguments (module, x, then one per parameter)")
@@ -170,14 +170,11 @@ def _check_memory_and_recomputation(CheckpointFn):
                               "then the recomputation in backward)")
     finally:
         handle.remove()
-    try:
-        out.sum().backward()
-    except RuntimeError as err:
-        expect(str(err) == FREED_MESSAGE, f"a second backward through CheckpointFn raised {err!r}, expected the "
-                                          "'Trying to backward through the graph a second time' error")
-    else:
-        raise AssertionError("a second backward through CheckpointFn worked: keep x with ctx.save_for_backward "
-                             "(backward frees it), not as an attribute of ctx")
+    expect_freed("CheckpointFn", lambda: out.sum().backward(),
+                 "a second backward through CheckpointFn worked: keep x with ctx.save_for_backward (backward frees "
+                 "it), not as an attribute of ctx",
+                 raised=lambda err: f"a second backward through CheckpointFn raised {err!r}, expected the 'Trying "
+                                    "to backward through the graph a second time' error")
 
 
 # ---- Exercise 2: checkpoint_segments ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ Two rules, applied in the grading worker around nbgrader's ``Autograde``:
    restores locked cells from the gradebook as always.
 
 2. **A test cell earns its points only if it ran to the end without an error**, in the kernel and
-   in the clean re-run (``autograder.verify``). nbgrader decides a test cell's score from its
+   in the clean re-run (``autograder.grading.verify``). nbgrader decides a test cell's score from its
    outputs and stops at the first ``execute_result``: a value displayed before the error (by
    ``get_ipython().displayhook``, a ``pre_run_cell`` callback, ...) reads as full or partial
    credit. :class:`TestCellOutputs` runs right after the kernel: it turns every ``execute_result``

@@ -1,11 +1,11 @@
 """A grading worker: a long-lived process that autogrades one submission at a time.
 
-The parent (``autograder.grading``) starts N of these (``python -m autograder.worker``) and
+The parent (``autograder.grading.grade``) starts N of these (``python -m autograder.grading.worker``) and
 talks to each over its stdin and stdout, one JSON line per message. For each job the worker
 builds a scratch course of its own: a gradebook holding the assignments and this one
 submission's existing rows, ``submitted/<student>/<assignment>/`` with the files the parent
 sent, and the assignment's non-notebook source files. It runs nbgrader's ``Autograde`` on that
-in-process with ``autograder.execute``'s preprocessors, and sends back what autograde wrote for
+in-process with ``autograder.grading.execute``'s preprocessors, and sends back what autograde wrote for
 the submission, the autograded files and what happened. Everything the worker touches is in
 its scratch folder; the real course and gradebook are the parent's.
 """
@@ -34,7 +34,8 @@ SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "
 SYSTEM_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private",
                   "/etc/sudoers", "/etc/sudoers.d")
 # what of autograder/ a kernel imports (the launcher, the clean re-run, the checks): add a module here if they do
-KERNEL_MODULES = ("__init__.py", "sandbox.py", "verify.py", "checks")
+KERNEL_MODULES = ("__init__.py", "grading/__init__.py", "grading/sandbox.py", "grading/verify.py", "checks")
+AUTOGRADER = Path(__file__).resolve().parent.parent  # the package's folder
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -66,7 +67,7 @@ class Worker:
         spec_dir = self.scratch / "jupyter" / "kernels" / KERNEL_NAME
         spec_dir.mkdir(parents=True, exist_ok=True)
         (spec_dir / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-P", "-m", "autograder.sandbox", "kernel", "-f", "{connection_file}",
+            "argv": [sys.executable, "-P", "-m", "autograder.grading.sandbox", "kernel", "-f", "{connection_file}",
                      "--HistoryManager.hist_file=:memory:"],
             "display_name": "Python 3 (autograder sandbox)", "language": "python"}))
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
@@ -397,7 +398,7 @@ def _autograded_files(directory, context, keep, budget=20_000_000):
 
 
 def file_policy(lib, write, deny, landlock=True):
-    """What a kernel may read and write (``autograder.sandbox``): it reads only the system's
+    """What a kernel may read and write (``autograder.grading.sandbox``): it reads only the system's
     folders (less their secrets), the Python it runs on, the staged packages ``lib`` and its own
     ``write`` folders; not the course, the other jobs, the repository (solutions, history) or
     anyone's home. The checks are imported before Landlock and unreadable after. ``deny``: the
@@ -416,7 +417,8 @@ def _runs_without_capabilities(lib):
     (and the worker's log says so) rather than fail on every submission."""
     if os.getuid() != 0:
         return True
-    code = "from autograder import sandbox; sandbox.drop_capabilities(); import ipykernel.kernelapp, numpy, chibigrad"
+    code = ("from autograder.grading import sandbox; sandbox.drop_capabilities(); "
+            "import ipykernel.kernelapp, numpy, chibigrad")
     try:
         result = subprocess.run([sys.executable, "-P", "-c", code], env=dict(os.environ, PYTHONPATH=str(lib)),
                                 capture_output=True, text=True, timeout=300)
@@ -430,7 +432,7 @@ def _runs_without_capabilities(lib):
 
 def _repository():
     """The folder the grader's packages come from (a checkout: its notebooks/ hold the solutions)."""
-    return Path(__file__).resolve().parent.parent
+    return AUTOGRADER.parent
 
 
 def _stage_packages(lib):
@@ -443,13 +445,12 @@ def _stage_packages(lib):
         _rmtree(lib)
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.md")
     shutil.copytree(Path(__import__("chibigrad").__file__).resolve().parent, lib / "chibigrad", ignore=skip)
-    source = Path(__file__).resolve().parent
     for name in KERNEL_MODULES:  # not the rest of the grader: a kernel has no use for it
-        if (source / name).is_dir():
-            shutil.copytree(source / name, lib / "autograder" / name, ignore=skip)
+        if (AUTOGRADER / name).is_dir():
+            shutil.copytree(AUTOGRADER / name, lib / "autograder" / name, ignore=skip)
         else:
-            (lib / "autograder").mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source / name, lib / "autograder" / name)
+            (lib / "autograder" / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(AUTOGRADER / name, lib / "autograder" / name)
     compileall.compile_dir(str(lib), quiet=1)  # kernels do not write bytecode: compile once here
     return lib
 

@@ -2,7 +2,7 @@
 
 How the gradebook stays what serial ``nbgrader autograde`` would make: each submission is
 graded by real nbgrader ``Autograde`` in a worker against a scratch gradebook holding exactly
-what autograde reads (``autograder.gradebook``); autograde's writes for one submission touch
+what autograde reads (``autograder.grading.gradebook``); autograde's writes for one submission touch
 only that submission's rows, so grading submissions in any order, in parallel or on other
 machines, and writing those rows back one submission at a time (in this process, the only
 writer) gives the same gradebook as grading them one after another. ``tests/test_autograder.py``
@@ -26,7 +26,7 @@ import time
 import warnings
 from pathlib import Path
 
-from . import course as course_build
+from .. import build
 from . import gradebook
 
 IGNORE = (".ipynb_checkpoints", "__pycache__", ".DS_Store")
@@ -106,7 +106,7 @@ def _b64(data):
 # ---- the workers --------------------------------------------------------------------------------------------------
 
 class Pool:
-    """N worker processes (``autograder.worker``), each fed one job at a time by a thread here.
+    """N worker processes (``autograder.grading.worker``), each fed one job at a time by a thread here.
     A worker that dies is replaced and its job tried once more; a job that kills two workers is
     reported as failed (its gradebook rows are left as they were)."""
 
@@ -117,8 +117,8 @@ class Pool:
         self.landlock_abi = None
 
     def _start(self, slot):
-        env = course_build.nbgrader_env()
-        process = subprocess.Popen([sys.executable, "-P", "-m", "autograder.worker"], stdin=subprocess.PIPE,
+        env = build.nbgrader_env()
+        process = subprocess.Popen([sys.executable, "-P", "-m", "autograder.grading.worker"], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=self.log, env=env, cwd=str(self.scratch))
         init = {"init": {"scratch": str(self.scratch / f"w{slot}"), "course": str(self.course.root),
                          "course_id": self.course.course_id, "structure": self.structure, "deny": self.deny,

@@ -5,7 +5,7 @@ replace anything there: the test helpers (``a01_graphs.check_walk = lambda f: No
 oracles in chibigrad or numpy (``np.allclose = lambda *a, **k: True``), builtins (``len``),
 IPython itself (an input transformer that blanks every later cell), or drop a fake
 ``autograder/`` package next to the notebook. A passing test cell in the kernel therefore
-proves little. The worker runs this module (``python -m autograder.sandbox verify``, inside
+proves little. The worker runs this module (``python -m autograder.grading.sandbox verify``, inside
 the same sandbox as the kernel) after the kernel, and a test cell keeps its points only if it
 passes here too. Here:
 
@@ -27,7 +27,7 @@ Each verdict is signed (HMAC-SHA256) with a key the worker sends on stdin before
 code runs, and written with C functions captured at start, so printing a fake verdict does not
 work. This raises the bar; it is not a proof: Python has no in-process isolation, and a student
 who studies this file and reaches for ``ctypes`` or frame tricks can still defeat it. What the
-OS enforces (``autograder.sandbox``) holds regardless.
+OS enforces (``autograder.grading.sandbox``) holds regardless.
 """
 import copy
 import hmac

@@ -3,7 +3,7 @@
 ``SandboxedExecute`` is nbgrader's ``Execute`` (same per-cell timeout, same outputs, same
 failure rule) with what a class of untrusted notebooks needs on top:
 
-- the kernel is the sandboxed one (``autograder.sandbox``: memory cap, Landlock, audit hook);
+- the kernel is the sandboxed one (``autograder.grading.sandbox``: memory cap, Landlock, audit hook);
 - a watchdog thread enforces a wall-clock cap for the whole notebook, a cap on the number of
   processes the student starts (the extra ones are killed, the kernel lives on) and on their
   total memory;
@@ -18,7 +18,7 @@ failure rule) with what a class of untrusted notebooks needs on top:
 - afterwards every process the student started is killed.
 
 ``VerifyTests`` then re-runs the notebook's code in a fresh sandboxed Python
-(``autograder.verify``) and takes the points of a test cell that passed in the kernel but not
+(``autograder.grading.verify``) and takes the points of a test cell that passed in the kernel but not
 there (monkeypatching, IPython hooks, shadowed modules). Neither ever adds points.
 """
 import json
@@ -291,7 +291,7 @@ class SandboxedExecute(Execute):
 
 
 class VerifyTests(NbGraderPreprocessor):
-    """Re-run the notebook in a fresh sandboxed Python with integrity checks (autograder.verify)
+    """Re-run the notebook in a fresh sandboxed Python with integrity checks (autograder.grading.verify)
     and fail every test cell that passed in the kernel but not there."""
 
     enabled = Bool(True, help="run the verification at all").tag(config=True)
@@ -361,14 +361,14 @@ class AfterStudentCode(NbGraderPreprocessor):
 
 
 def run_verifier(cells, policy, cwd, budget):
-    """Run ``autograder.verify`` on ``cells`` in the sandbox; ``({cell index: verdict}, problem)``.
+    """Run ``autograder.grading.verify`` on ``cells`` in the sandbox; ``({cell index: verdict}, problem)``.
 
     The verifier signs each verdict with a key it reads from stdin before any student code runs,
     so the student's code, which runs in the same process, cannot simply print verdicts."""
     key = secrets.token_hex(32)
     read_end, write_end = os.pipe()
     env = dict(os.environ, **{sandbox.POLICY_ENV: json.dumps(policy), "AUTOGRADER_VERIFY_FD": str(write_end)})
-    process = subprocess.Popen([sys.executable, "-P", "-m", "autograder.sandbox", "verify"], cwd=cwd, env=env,
+    process = subprocess.Popen([sys.executable, "-P", "-m", "autograder.grading.sandbox", "verify"], cwd=cwd, env=env,
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                pass_fds=(write_end,), start_new_session=True)
     os.close(write_end)

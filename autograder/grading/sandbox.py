@@ -1,7 +1,7 @@
 """What a student's code runs inside: the grading kernel's launcher and the process-tree helpers.
 
-The kernel spec the workers use runs ``python -P -m autograder.sandbox kernel -f CONNECTION_FILE``
-(and the verifier runs ``python -P -m autograder.sandbox verify``; ``-P`` keeps the notebook's
+The kernel spec the workers use runs ``python -P -m autograder.grading.sandbox kernel -f CONNECTION_FILE``
+(and the verifier runs ``python -P -m autograder.grading.sandbox verify``; ``-P`` keeps the notebook's
 folder off ``sys.path`` until the student's code runs). Before any student code runs,
 this process confines itself, following the policy the worker put in ``$AUTOGRADER_SANDBOX``:
 
@@ -492,7 +492,7 @@ def main(argv=None):
         from . import verify
         verify.main(arm)
     else:
-        sys.exit(f"usage: python -m autograder.sandbox kernel|verify ...; got {mode!r}")
+        sys.exit(f"usage: python -m autograder.grading.sandbox kernel|verify ...; got {mode!r}")
 
 
 # ---- process trees (used by the worker, outside the sandbox) -----------------------------------------------------

@@ -1,4 +1,4 @@
-"""A synthetic class for testing and timing the grader: students made from the solutions and the
+"""Synthetic classes for testing and timing the grader: students made from the solutions and the
 wrong-answer corpus, plus every kind of bad input and hostile code the grader must withstand.
 
 ``tests/test_autograder.py`` grades it end to end and ``benchmarks/grade_class.py`` times a
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import course as course_build
-from . import sandbox
+from autograder import build
+from autograder.grading import sandbox
 
 DUE = datetime.datetime(2030, 1, 15, 23, 59, tzinfo=datetime.timezone.utc)
 ON_TIME = DUE - datetime.timedelta(days=1)
@@ -26,10 +26,10 @@ def course_copy(base, assignments):
     """A fresh course directory under ``base`` with the repository's sources of ``assignments``."""
     course_dir = Path(base) / "course"
     course_dir.mkdir(parents=True)
-    shutil.copy(course_build.NOTEBOOKS / "nbgrader_config.py", course_dir)
+    shutil.copy(build.NOTEBOOKS / "nbgrader_config.py", course_dir)
     for sub in ("source", "source_text"):
         for name in assignments:
-            shutil.copytree(course_build.NOTEBOOKS / sub / name, course_dir / sub / name)
+            shutil.copytree(build.NOTEBOOKS / sub / name, course_dir / sub / name)
     return course_dir
 
 
@@ -63,7 +63,7 @@ def exercises(course_dir, assignment):
 
 def wrong_answers(assignment, corpus=None):
     """``{exercise: [(mistake name, solution cell source)]}`` from ``notebooks/wrong_answers``."""
-    corpus = Path(corpus or course_build.NOTEBOOKS / "wrong_answers") / assignment
+    corpus = Path(corpus or build.NOTEBOOKS / "wrong_answers") / assignment
     out = {}
     for path in sorted(corpus.glob("*__*.py")):
         exercise, mistake = path.stem.split("__")
@@ -106,7 +106,7 @@ def normal_students(course_dir, assignment, wrong_per_student=True, corpus=None)
     first = next(iter(points))
     deleted = copy.deepcopy(solved)
     deleted.cells = [c for c in deleted.cells if c.id != f"{first}-tests"]
-    short = course_build.number(assignment)
+    short = build.number(assignment)
     students = [
         Student(f"a{short}-solutions", assignment, solved, _full(points)),
         Student(f"a{short}-untouched", assignment, released, _full(points, zero=points)),
