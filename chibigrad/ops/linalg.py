@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from ._util import check_broadcast, check_device, save_needed
+from ._util import check_broadcast, check_device, operand, register, save_needed, write_out
 from .shape import SqueezeMatmul, UnsafeView
 
 
@@ -89,7 +89,17 @@ class Mv(Function):
                 _t(a) @ grad if ctx.needs_input_grad[1] else None)
 
 
-def matmul(a, b):
+@register("matmul", "__matmul__")
+def matmul(a, b, *, out=None):
+    return write_out("matmul", _matmul_impl(a, b), out)
+
+
+@register("__rmatmul__", torch=False)
+def rmatmul(a, other):
+    return matmul(operand(other, a), a)
+
+
+def _matmul_impl(a, b):
     """torch.matmul, decomposed as PyTorch's ``_matmul_impl`` decomposes it, so that the graph
     holds the same nodes: dot, mv or mm for 1-D and 2-D operands; a batch of matrices times a
     matrix or vector folded into one mm or mv (``_folded``); any other batch through expand,
@@ -161,6 +171,7 @@ def _broadcast_batch(shape_a, shape_b):
     return tuple(np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
 
 
+@register("dot")
 def dot(a, b):
     check_device("_dot", ("self", a), ("tensor", b))
     if a.ndim != 1 or b.ndim != 1:
@@ -192,6 +203,7 @@ def _check_bmm_dtype(a, b):
         raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found {b.dtype.scalar_name}")
 
 
+@register("mm")
 def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
@@ -201,6 +213,7 @@ def mm(a, b):
     return Mm.apply(a, b)
 
 
+@register("mv")
 def mv(a, v):
     """Matrix times vector, with PyTorch's checks (its message counts the output's dimension first)."""
     if a.ndim != 2 or v.ndim != 1:
@@ -217,6 +230,7 @@ def _check_mv_sizes(a, v):
                            f"vec ({v.shape[0]})")
 
 
+@register("bmm")
 def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
