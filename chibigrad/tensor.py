@@ -10,12 +10,13 @@ The ops (``x * y``, ``x.sum()``, ``x.view(...)``, ``x.add_(y)``) are not written
 module in ``chibigrad.ops`` declares its functions beside its Functions and attaches them to
 Tensor as methods (``register``, see ``chibigrad/ops/__init__.py``).
 
-Imports. The op modules and ``creation`` import this module; it imports neither of them, except
-that the constructor and ``new_*`` build through ``creation.tensor`` when called. One cycle is
-real: a Tensor records into the graph (``grad_fn``, ``backward``, in-place history), and the
-graph's modules (``autograd.node``, ``function``, ``engine``, ``views``) make Tensors. This module
-imports them first, so they import it as a module (``from .. import tensor as _tensor``) and read
-``_tensor.Tensor`` only when they run, once both exist.
+Imports. The op modules and ``creation`` import this module, and it imports neither: the ops
+attach their methods (above), and only the constructor and ``new_*`` import ``creation``, when
+called. One cycle is real: a Tensor records into the graph (``grad_fn``, ``backward``, in-place
+history) and the graph's modules (``autograd.node``, ``function``, ``engine``, ``views``,
+``gradcheck``) make Tensors. This module imports ``autograd`` first, so those import it as a
+module (``from .. import tensor as _tensor``) or inside the functions that need it, and use it
+only when they run, once both exist; so does ``memory``, which every new tensor reports to.
 """
 import functools
 import weakref
@@ -67,8 +68,6 @@ def wrap_dim(dim, ndim):
     if -n <= dim < n:
         return dim if dim >= 0 else dim + n
     raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-
-
 
 
 def wrap(array, requires_grad=False):

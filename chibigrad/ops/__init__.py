@@ -14,8 +14,8 @@ sort). There, an op is two things, one after the other:
           ...forward, backward...
 
       @register("mul", "__mul__", "__rmul__")
-      def mul(a, b, *, out=None):
-          return write_out("mul", Mul.apply(a, operand(b, a)), out)
+      def mul(a, other, *, out=None):
+          return write_out("mul", Mul.apply(a, operand(other, a)), out)
 
 ``register(*methods, torch=True)`` makes that one function ``torch.mul`` and each Tensor method
 it names: ``x.mul(y)``, ``x * y`` and ``2 * x`` all call ``mul``; the tensor is its first argument.

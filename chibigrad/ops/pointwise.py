@@ -2,6 +2,9 @@
 students write: forward computes on numpy arrays, backward is written with
 Tensor operations, so it can itself be differentiated (``create_graph``).
 
+Below each Function, ``register`` declares the function a program calls: ``mul`` is
+``torch.mul``, ``x.mul(y)``, ``x * y`` and ``2 * x`` (see chibigrad/ops/__init__.py).
+
 Broadcasting needs no code here: the engine sums each returned gradient back
 to its input's shape (see ``engine._fit``), as PyTorch's engine does.
 """
@@ -31,9 +34,9 @@ class Add(Function):
 
 
 @register("add", "__add__", "__radd__")
-def add(a, b, alpha=1):
-    b = operand(b, a)
-    return Add.apply(a, b if alpha == 1 else b * alpha)
+def add(a, other, alpha=1):
+    other = operand(other, a)
+    return Add.apply(a, other if alpha == 1 else other * alpha)
 
 
 @register("add_", "__iadd__", torch=False)
@@ -68,9 +71,9 @@ class Sub(Function):
 
 
 @register("sub", "__sub__")
-def sub(a, b, alpha=1):
-    b = operand(b, a)
-    return Sub.apply(a, b if alpha == 1 else b * alpha)
+def sub(a, other, alpha=1):
+    other = operand(other, a)
+    return Sub.apply(a, other if alpha == 1 else other * alpha)
 
 
 @register("sub_", "__isub__", torch=False)
@@ -118,8 +121,8 @@ class Mul(Function):
 
 
 @register("mul", "__mul__", "__rmul__")
-def mul(a, b, *, out=None):
-    return write_out("mul", Mul.apply(a, operand(b, a)), out)
+def mul(a, other, *, out=None):
+    return write_out("mul", Mul.apply(a, operand(other, a)), out)
 
 
 @register("mul_", "__imul__", torch=False)
@@ -150,8 +153,8 @@ class Div(Function):
 
 
 @register("div", "__truediv__")
-def div(a, b):
-    return Div.apply(a, operand(b, a))
+def div(a, other):
+    return Div.apply(a, operand(other, a))
 
 
 @register("div_", "__itruediv__", torch=False)
@@ -746,13 +749,13 @@ class Minimum(Function):
 
 
 @register("maximum")
-def maximum(a, b):
-    return Maximum.apply(a, b)
+def maximum(a, other):
+    return Maximum.apply(a, other)
 
 
 @register("minimum")
-def minimum(a, b):
-    return Minimum.apply(a, b)
+def minimum(a, other):
+    return Minimum.apply(a, other)
 
 
 class Hypot(Function):
@@ -865,11 +868,11 @@ class FmodScalar(Fmod):
 
 
 @register("remainder", "__mod__")
-def remainder(a, b):
+def remainder(a, other):
     """``a % b`` (the sign of b, as Python's %)."""
-    if isinstance(b, Tensor):
-        return Remainder.apply(operand(a, b), b)
-    return RemainderScalar.apply(a, operand(b, a))
+    if isinstance(other, Tensor):
+        return Remainder.apply(operand(a, other), other)
+    return RemainderScalar.apply(a, operand(other, a))
 
 
 @register("__rmod__", torch=False)
@@ -879,11 +882,11 @@ def rremainder(a, number):
 
 
 @register("fmod")
-def fmod(a, b):
+def fmod(a, other):
     """C's fmod (the sign of a)."""
-    if isinstance(b, Tensor):
-        return Fmod.apply(a, b)
-    return FmodScalar.apply(a, operand(b, a))
+    if isinstance(other, Tensor):
+        return Fmod.apply(a, other)
+    return FmodScalar.apply(a, operand(other, a))
 
 
 def _check_integer_divisor(y):
@@ -1177,10 +1180,10 @@ def isfinite(a):
 
 
 @register("equal")
-def equal(a, b):
-    if a.shape != b.shape:
+def equal(a, other):
+    if a.shape != other.shape:
         return False
-    x, y = _arrays(a, b)
+    x, y = _arrays(a, other)
     return bool((x == y).all())
 
 

@@ -274,7 +274,8 @@ def _prod_of_others_differentiable(a, dims):
 def _spread(ctx, fn, a, dim, correction, keepdim):
     """np.var or np.std over ``dim``; remembers on ctx what both backwards need."""
     ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
-    ctx.denom = builtins.max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
+    denom = int(np.prod([a.shape[d] for d in ctx.dims])) - correction
+    ctx.denom = builtins.max(denom, 0)  # (this module's max is torch.max)
     if ctx.denom == 0:  # the result is nan, as in PyTorch, which says why
         warn(f"{fn.__name__}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
              "factor (input numel divided by output numel). (Triggered internally at "
@@ -308,7 +309,7 @@ def _check_spread_dtype(a):
 
 @register("var")
 @numpy_names
-def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
+def var(a, dim=None, unbiased=True, keepdim=False, *, correction=None):
     _check_spread_dtype(a)
     return Var.apply(a, dim, _correction(unbiased, correction), keepdim)
 
@@ -338,7 +339,7 @@ class Std(Function):
 
 @register("std")
 @numpy_names
-def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+def std(a, dim=None, unbiased=True, keepdim=False, *, correction=None):
     _check_spread_dtype(a)
     return Std.apply(a, dim, _correction(unbiased, correction), keepdim)
 
