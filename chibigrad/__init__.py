@@ -18,13 +18,7 @@ from .tensor import Tensor
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, get_rng_state,
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                        randperm, set_rng_state, tensor, zeros, zeros_like)
-from .ops import (abs, add, allclose, amax, amin, argmax, argmin, bmm, cat, chunk, clamp, clone, cos, detach, div,
-                  equal, exp, flatten, floor, hypot, isclose, isfinite, isinf, isnan, log, log_softmax, logsumexp,
-                  matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg, norm, permute, pow, prod, reciprocal,
-                  relu, reshape, round, sigmoid, sign, sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, tanh,
-                  transpose, unbind, unsqueeze, var, where)
-from .ops import (all, any, argsort, dot, expm1, fmod, gather, index_add, index_select, log1p, log2, log10,
-                  nonzero, remainder, scatter, scatter_add, sort, topk, tril, triu, unflatten)
+from .ops import *  # noqa: F401,F403 - torch.mul, torch.sum, ...: every op function (chibigrad/ops/__init__.py)
 from . import autograd, cuda, func, memory, nn, optim, profiler, testing, utils
 from .autograd import functional as _functional  # noqa: F401 - torch.autograd.functional, once Tensor exists
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -35,7 +29,6 @@ from ._device import get_default_device, set_default_device  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
-clip = clamp
 __version__ = "0.1.0"
 
 from . import _missing  # noqa: E402

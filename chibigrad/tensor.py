@@ -6,7 +6,17 @@
 - a version counter, shared with views and ``detach()``, that every in-place
   change bumps so saved tensors can tell they were modified.
 
-Math lives in ``chibigrad.ops``; the methods here only forward to it.
+The ops (``x * y``, ``x.sum()``, ``x.view(...)``, ``x.add_(y)``) are not written here: each op
+module in ``chibigrad.ops`` declares its functions beside its Functions and attaches them to
+Tensor as methods (``register``, see ``chibigrad/ops/__init__.py``).
+
+Imports. The op modules and ``creation`` import this module, and it imports neither: the ops
+attach their methods (above), and only the constructor and ``new_*`` import ``creation``, when
+called. One cycle is real: a Tensor records into the graph (``grad_fn``, ``backward``, in-place
+history) and the graph's modules (``autograd.node``, ``function``, ``engine``, ``views``,
+``gradcheck``) make Tensors. This module imports ``autograd`` first, so those import it as a
+module (``from .. import tensor as _tensor``) or inside the functions that need it, and use it
+only when they run, once both exist; so does ``memory``, which every new tensor reports to.
 """
 import functools
 import weakref
@@ -14,10 +24,10 @@ import warnings
 
 import numpy as np
 
-from . import memory
+from . import _device, _dtype as _dtypes, memory
 from ._dtype import Size, dtype as _dtype_cls, from_numpy_dtype
-from . import _device
-from .autograd import grad_mode
+from ._tensor_str import tensor_repr
+from .autograd import backward as autograd_backward, grad_mode, views as _views
 from .autograd.grad_mode import _state as _grad_state
 from .autograd.node import AccumulateGrad, RemovableHandle
 
@@ -29,10 +39,6 @@ NON_LEAF_GRAD_WARNING = (
     "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
-                "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
-                "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
-                "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
 
 
 def numpy_names(method):
@@ -49,10 +55,14 @@ def numpy_names(method):
     return accepting_numpy_names
 
 
-def _rng(generator):
-    """The numpy generator to draw from: the one given, or chibigrad's global one (``manual_seed``)."""
-    from .creation import default_generator
-    return generator or default_generator()
+def wrap_dim(dim, ndim):
+    """``dim`` counted from the front (a negative one counts from the end), or PyTorch's
+    IndexError: a wrong dim must fail, not wrap around to another one. A 0-d tensor
+    accepts 0 and -1, as in PyTorch."""
+    n = ndim or 1
+    if -n <= dim < n:
+        return dim if dim >= 0 else dim + n
+    raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
 
 
 def wrap(array, requires_grad=False):
@@ -125,7 +135,7 @@ class Tensor:
             return shape[dim]
         if not shape:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        _ops._util.wrap_dim(dim, len(shape))  # out of range: raises PyTorch's IndexError
+        wrap_dim(dim, len(shape))  # out of range: raises PyTorch's IndexError
 
     @property
     def dtype(self):
@@ -333,8 +343,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ---- conversion -------------------------------------------------------
     def item(self):
@@ -387,8 +396,10 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __pos__(self):
+        return self
+
     def __repr__(self):
-        from ._tensor_str import tensor_repr
         grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None  # (name() may be longer)
         array, device = self._array, None
         if type(array) is not np.ndarray:  # the values are printed from a host copy
@@ -429,10 +440,6 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    def clone(self, memory_format=None):
-        from .ops.pointwise import Clone
-        return Clone.apply(self)
-
     def contiguous(self, memory_format=None):
         return self if self._array.flags.c_contiguous else self.clone()
 
@@ -452,24 +459,7 @@ class Tensor:
                 step *= max(n, 1)
         else:
             strides = [s // a.itemsize for s in a.strides]
-        return tuple(strides) if dim is None else strides[_ops._util.wrap_dim(dim, a.ndim)]
-
-    def unflatten(self, dim, sizes):
-        return _ops.unflatten(self, dim, sizes)
-
-    def to(self, *args, **kwargs):
-        """Change device and/or dtype (differentiable); returns self when nothing changes, as PyTorch."""
-        from .ops.pointwise import ToCopy
-        dev, dt = _parse_to(args, kwargs)
-        if dev is not None:
-            dev = _device.as_device(dev)
-            if dev == self.device:
-                dev = None
-        if dt is self.dtype:
-            dt = None
-        if dt is None and dev is None:
-            return self
-        return ToCopy.apply(self, dt, dev)
+        return tuple(strides) if dim is None else strides[wrap_dim(dim, a.ndim)]
 
     def cuda(self, device=None):
         """A copy on the GPU (``self`` if already there)."""
@@ -519,493 +509,10 @@ class Tensor:
         """Run the out-of-place ``op`` and write its result into self (autograd/views.py)."""
         return _views.recorded_inplace(self, op, *args, **kwargs)
 
-    def _check_result_fits(self, *others, true_divide=False, cpp_name=False):
-        """An arithmetic in-place op may not give self values of a kind its dtype cannot hold
-        (a float in an integer tensor, a number in a bool one): PyTorch refuses where copy_ converts."""
-        result = _dtypes.result_type(self, *[wrap(o) if isinstance(o, np.ndarray) else o for o in others])
-        if true_divide and not result.is_floating_point:
-            result = _dtypes.float32
-        if result.category > self.dtype.category:
-            target = self.dtype.cpp_name if cpp_name else self.dtype.scalar_name
-            raise RuntimeError(f"result type {result.scalar_name} can't be cast to the desired output type {target}")
-
-    def add_(self, other, alpha=1):
-        from .ops import add
-        self._check_result_fits(other)
-        return self._recorded_inplace(add, other, alpha=alpha)
-
-    def sub_(self, other, alpha=1):
-        from .ops import sub
-        self._check_result_fits(other)
-        return self._recorded_inplace(sub, other, alpha=alpha)
-
-    def mul_(self, other):
-        from .ops import mul
-        self._check_result_fits(other)
-        return self._recorded_inplace(mul, other)
-
-    def div_(self, other):
-        from .ops import div
-        self._check_result_fits(other, true_divide=True)
-        return self._recorded_inplace(div, other)
-
-    def clamp_(self, min=None, max=None):
-        from .ops import clamp
-        self._check_result_fits(*[b for b in (min, max) if b is not None], cpp_name=True)
-        return self._recorded_inplace(clamp, min, max)
-
-    def copy_(self, src):
-        from .ops.pointwise import Copy
-        return self._recorded_inplace(Copy.apply, src)
-
-    def fill_(self, value):
-        from .ops.pointwise import Fill
-        return self._recorded_inplace(Fill.apply, value)
-
-    def zero_(self):
-        from .ops.pointwise import Zero
-        return self._recorded_inplace(Zero.apply, 0)
-
-    # In-place random fills, as nn.init and tutorials call them; values from chibigrad's generator.
-    def normal_(self, mean=0.0, std=1.0, generator=None):
-        from .ops.pointwise import Normal
-        return self._recorded_inplace(Normal.apply, lambda shape: _rng(generator).normal(mean, std, shape))
-
-    def uniform_(self, from_=0.0, to=1.0, generator=None):  # PyTorch's `from` is a keyword in Python
-        from .ops.pointwise import Uniform
-        return self._recorded_inplace(Uniform.apply, lambda shape: _rng(generator).uniform(from_, to, shape))
-
-    def bernoulli_(self, p=0.5, generator=None):
-        from .ops.pointwise import Bernoulli
-        return self._recorded_inplace(Bernoulli.apply, lambda shape: _rng(generator).random(shape) < p)
-
-    def exponential_(self, lambd=1.0, generator=None):
-        from .ops.pointwise import Exponential
-        return self._recorded_inplace(Exponential.apply, lambda shape: _rng(generator).exponential(1 / lambd, shape))
-
     def _accumulate_(self, grad):
         """``self += grad`` for gradient accumulation (never recorded)."""
         self._array += grad._array
         self._bump_version()
-
-    def __iadd__(self, other):
-        return self.add_(other)
-
-    def __isub__(self, other):
-        return self.sub_(other)
-
-    def __imul__(self, other):
-        return self.mul_(other)
-
-    def __itruediv__(self, other):
-        return self.div_(other)
-
-    def __setitem__(self, index, value):
-        from .ops.shape import IndexPut, is_basic
-        key = _index_key(index, self._array)
-        if is_basic(key):  # x[0], x[1:]: as PyTorch does, copy_ into the view (autograd/views.py)
-            self[key].copy_(value if isinstance(value, Tensor) else wrap(_device.as_array(value)))
-        else:  # x[mask], x[[0, 2]]: index_put_
-            self._recorded_inplace(IndexPut.apply, key, value)
-
-
-    # ---- operators and math (implemented in chibigrad.ops) -----------------
-    def __add__(self, other):
-        return _ops.add(self, other)
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
-
-    def __rsub__(self, other):
-        return _ops.rsub(self, other)
-
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        return _ops.div(self, other)
-
-    def __mod__(self, other):
-        return _ops.remainder(self, other)
-
-    def __rmod__(self, other):
-        return _ops.remainder(other, self)
-
-    def __rtruediv__(self, other):
-        return _ops.rdiv(self, other)
-
-    def __neg__(self):
-        if self.dtype is _dtypes.bool:
-            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                               "to invert a mask, use the `~` or `logical_not()` operator instead.")
-        return _ops.neg(self)
-
-    def __pos__(self):
-        return self
-
-    def __pow__(self, exponent):
-        return _ops.pow(self, exponent)
-
-    def __rpow__(self, base):
-        return _ops.rpow(self, base)
-
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _ops.matmul(_ops.operand(other, self), self)
-
-    def __abs__(self):
-        return _ops.abs(self)
-
-    def __getitem__(self, key):
-        return _ops.sh.index(self, _index_key(key, self._array))
-
-    # comparisons and logic: results are bool tensors, never differentiable
-    def _compare(self, other, fn):
-        x, y = self._array, other._array if isinstance(other, Tensor) else other
-        if isinstance(other, Tensor) and type(x) is not type(y):
-            x, y = _ops._util.cpu_scalars(x, y)
-        return wrap(fn(x, y))
-
-    def __eq__(self, other):
-        return self._compare(other, np.equal)
-
-    def __ne__(self, other):
-        return self._compare(other, np.not_equal)
-
-    def __lt__(self, other):
-        return self._compare(other, np.less)
-
-    def __le__(self, other):
-        return self._compare(other, np.less_equal)
-
-    def __gt__(self, other):
-        return self._compare(other, np.greater)
-
-    def __ge__(self, other):
-        return self._compare(other, np.greater_equal)
-
-    def __and__(self, other):
-        return self._compare(other, np.logical_and if self.dtype.name == "bool" else np.bitwise_and)
-
-    def __or__(self, other):
-        return self._compare(other, np.logical_or if self.dtype.name == "bool" else np.bitwise_or)
-
-    def __invert__(self):
-        return wrap(~self._array)
-
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
-
-    def logical_not(self):
-        return wrap(np.logical_not(self._array))
-
-    @numpy_names
-    def all(self, dim=None):
-        return wrap(self._array.all(axis=None if dim is None else _ops._util.wrap_dim(dim, self.ndim)))
-
-    @numpy_names
-    def any(self, dim=None):
-        return wrap(self._array.any(axis=None if dim is None else _ops._util.wrap_dim(dim, self.ndim)))
-
-    def nonzero(self, *, as_tuple=False):
-        """The indices of the non-zero elements: one row per element (or, as_tuple, one tensor per dim)."""
-        if as_tuple:
-            return tuple(wrap(np.asarray(i, dtype=np.int64)) for i in self._array.nonzero())
-        return wrap(np.argwhere(self._array).astype(np.int64, copy=False))
-
-    def isnan(self):
-        """Where the values are nan: a bool tensor, outside autograd (as every comparison)."""
-        return wrap(np.isnan(self._array))
-
-    def isinf(self):
-        return wrap(np.isinf(self._array))
-
-    def isfinite(self):
-        """Neither nan nor infinite: the check a training loop makes on its loss before stepping."""
-        return wrap(np.isfinite(self._array))
-
-    def equal(self, other):
-        return _ops.equal(self, other)
-
-    def add(self, other, alpha=1):
-        return _ops.add(self, other, alpha)
-
-    def sub(self, other, alpha=1):
-        return _ops.sub(self, other, alpha)
-
-    def mul(self, other):
-        return _ops.mul(self, other)
-
-    def div(self, other):
-        return _ops.div(self, other)
-
-    def pow(self, exponent):
-        return _ops.pow(self, exponent)
-
-    def neg(self):
-        return _ops.neg(self)
-
-    def exp(self):
-        return _ops.exp(self)
-
-    def log(self):
-        return _ops.log(self)
-
-    def log2(self):
-        return _ops.log2(self)
-
-    def log10(self):
-        return _ops.log10(self)
-
-    def log1p(self):
-        return _ops.log1p(self)
-
-    def expm1(self):
-        return _ops.expm1(self)
-
-    def sqrt(self):
-        return _ops.sqrt(self)
-
-    def abs(self):
-        return _ops.abs(self)
-
-    def sin(self):
-        return _ops.sin(self)
-
-    def cos(self):
-        return _ops.cos(self)
-
-    def tanh(self):
-        return _ops.tanh(self)
-
-    def sigmoid(self):
-        return _ops.sigmoid(self)
-
-    def relu_(self):
-        return self._recorded_inplace(_ops.relu)
-
-    def relu(self):
-        return _ops.relu(self)
-
-    def round(self, decimals=0):
-        return _ops.round(self, decimals=decimals)
-
-    def remainder(self, other):
-        return _ops.remainder(self, other)
-
-    def fmod(self, other):
-        return _ops.fmod(self, other)
-
-    def floor(self):
-        return _ops.floor(self)
-
-    def sign(self):
-        return _ops.sign(self)
-
-    def reciprocal(self):
-        return _ops.reciprocal(self)
-
-    def clamp(self, min=None, max=None):
-        return _ops.clamp(self, min, max)
-
-    clip = clamp
-
-    def maximum(self, other):
-        return _ops.maximum(self, other)
-
-    def minimum(self, other):
-        return _ops.minimum(self, other)
-
-    @numpy_names
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return _ops.sum(self, dim, keepdim, dtype)
-
-    @numpy_names
-    def mean(self, dim=None, keepdim=False):
-        return _ops.mean(self, dim, keepdim)
-
-    @numpy_names
-    def max(self, dim=None, keepdim=False):
-        return _ops.max(self, dim, keepdim)
-
-    @numpy_names
-    def min(self, dim=None, keepdim=False):
-        return _ops.min(self, dim, keepdim)
-
-    @numpy_names
-    def amax(self, dim=(), keepdim=False):
-        return _ops.amax(self, dim, keepdim)
-
-    @numpy_names
-    def amin(self, dim=(), keepdim=False):
-        return _ops.amin(self, dim, keepdim)
-
-    @numpy_names
-    def prod(self, dim=None, keepdim=False):
-        return _ops.prod(self, dim, keepdim)
-
-    @numpy_names
-    def norm(self, p="fro", dim=None, keepdim=False):
-        return _ops.norm(self, p, dim, keepdim)
-
-    @numpy_names
-    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
-        return _ops.var(self, dim, unbiased, keepdim, correction)
-
-    @numpy_names
-    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
-        return _ops.std(self, dim, unbiased, keepdim, correction)
-
-    @numpy_names
-    def argmax(self, dim=None, keepdim=False):
-        return _ops.argmax(self, dim, keepdim)
-
-    @numpy_names
-    def argmin(self, dim=None, keepdim=False):
-        return _ops.argmin(self, dim, keepdim)
-
-    @numpy_names
-    def softmax(self, dim):
-        return _ops.softmax(self, dim)
-
-    @numpy_names
-    def log_softmax(self, dim):
-        return _ops.log_softmax(self, dim)
-
-    @numpy_names
-    def logsumexp(self, dim, keepdim=False):
-        return _ops.logsumexp(self, dim, keepdim)
-
-    def matmul(self, other):
-        return _ops.matmul(self, other)
-
-    def mm(self, other):
-        return _ops.mm(self, other)
-
-    def bmm(self, other):
-        return _ops.bmm(self, other)
-
-    def mv(self, vec):
-        return _ops.mv(self, vec)
-
-    def dot(self, other):
-        return _ops.linalg.dot(self, other)
-
-    def gather(self, dim, index):
-        return _ops.gather(self, dim, index)
-
-    def scatter(self, dim, index, src=None, value=None):
-        return _ops.scatter(self, dim, index, src, value)
-
-    def scatter_(self, dim, index, src=None, value=None):
-        return self._recorded_inplace(_ops.scatter, dim, index, src, value)
-
-    def scatter_add(self, dim, index, src):
-        return _ops.scatter_add(self, dim, index, src)
-
-    def scatter_add_(self, dim, index, src):
-        return self._recorded_inplace(_ops.scatter_add, dim, index, src)
-
-    def index_select(self, dim, index):
-        return _ops.index_select(self, dim, index)
-
-    def index_add(self, dim, index, source, alpha=1):
-        return _ops.index_add(self, dim, index, source, alpha)
-
-    def index_add_(self, dim, index, source, alpha=1):
-        return self._recorded_inplace(_ops.index_add, dim, index, source, alpha)
-
-    def sort(self, dim=-1, descending=False, stable=False):
-        return _ops.sort(self, dim, descending, stable)
-
-    def argsort(self, dim=-1, descending=False, stable=False):
-        return _ops.argsort(self, dim, descending, stable)
-
-    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-        return _ops.topk(self, k, dim, largest, sorted)
-
-    def reshape(self, *shape):
-        return _ops.reshape(self, *shape)
-
-    def view(self, *shape):
-        return _ops.view(self, *shape)
-
-    def view_as(self, other):
-        return _ops.view(self, other.shape)
-
-    def reshape_as(self, other):
-        return _ops.reshape(self, other.shape)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return _ops.flatten(self, start_dim, end_dim)
-
-    @numpy_names
-    def squeeze(self, dim=None):
-        return _ops.squeeze(self, dim)
-
-    @numpy_names
-    def unsqueeze(self, dim):
-        return _ops.unsqueeze(self, dim)
-
-    def tril(self, diagonal=0):
-        return _ops.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return _ops.triu(self, diagonal)
-
-    def transpose(self, dim0, dim1):
-        return _ops.transpose(self, dim0, dim1)
-
-    def t(self):
-        return _ops.t(self)
-
-    def permute(self, *dims):
-        return _ops.permute(self, *dims)
-
-    def expand(self, *shape):
-        return _ops.expand(self, *shape)
-
-    def expand_as(self, other):
-        return _ops.expand(self, other.shape)
-
-    @property
-    def T(self):
-        if self.ndim != 2:  # PyTorch warns once per process (TORCH_WARN_ONCE)
-            _ops._util.warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-                                 "cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-                                 "TensorShape.cpp:4321.)" if self.ndim == 0 else T_DEPRECATED)
-        return _ops.permute(self, tuple(range(self.ndim))[::-1])
-
-    @property
-    def mT(self):
-        return _ops.transpose(self, -2, -1)
-
-    def split(self, split_size, dim=0):
-        return _ops.split(self, split_size, dim)
-
-    def chunk(self, chunks, dim=0):
-        return _ops.chunk(self, chunks, dim)
-
-    def unbind(self, dim=0):
-        return _ops.unbind(self, dim)
-
-    def masked_fill(self, mask, value):
-        return _ops.where(mask, value, self)
-
-    def sum_to_size(self, *shape):
-        """Sum over broadcast dimensions so the result has ``shape``: how a
-        gradient flows back to an input that was broadcast."""
-        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        if self.shape == shape:
-            return self
-        lead = self.ndim - len(shape)
-        dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
-        return self.sum(dims, keepdim=True).view(shape) if dims else self.view(shape)
 
 def _parse_to(args, kwargs):
     """``(device, dtype)`` from the arguments of ``.to()``; None where not given."""
@@ -1020,28 +527,5 @@ def _parse_to(args, kwargs):
     return dev, dt
 
 
-def _index_key(index, array):
-    """Tensors inside an index become arrays (on ``array``'s device)."""
-    if isinstance(index, tuple):
-        return tuple(_index_array(i, array) if isinstance(i, Tensor) else i for i in index)
-    return _index_array(index, array) if isinstance(index, Tensor) else index
-
-
-def _index_array(index, array):
-    """An index tensor's array; PyTorch moves indices from the CPU to the indexed tensor's device."""
-    idx = index._array
-    if type(idx) is not type(array):
-        if type(idx) is not np.ndarray:
-            raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
-                               f"({_device.device_of(array)})")
-        idx = _device.to_device(idx, _device.device_of(array))
-    return idx
-
-
 def _default_float():
     return _dtypes.get_default_dtype()
-
-
-from . import _dtype as _dtypes  # noqa: E402
-from . import ops as _ops  # noqa: E402
-from .autograd import views as _views  # noqa: E402

@@ -254,6 +254,7 @@ OPS = {
     "clamp_min": (lambda a: a.clamp(min=-0.3), [leaf(2, 3)]),
     "clamp_max": (lambda a: a.clamp(max=0.3), [leaf(2, 3)]),
     "clamp_both": (lambda a: torch.clamp(a, -0.5, 0.5), [leaf(2, 3)]),
+    "clip": (lambda a: torch.clip(a, -0.5, 0.5), [leaf(2, 3)]),
     "where": (lambda a, b: torch.where(COND, a, b), [leaf(2, 3), leaf(3, seed=1)]),
     "where_scalar": (lambda a: torch.where(COND, a, 0.0), [leaf(2, 3)]),
     "hypot": (torch.ops.hypot, [leaf(2, 3), leaf(3, seed=1)]),

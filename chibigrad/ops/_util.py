@@ -6,7 +6,23 @@ import numpy as np
 
 from .. import _device
 from .._dtype import get_default_dtype, result_type
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, wrap, wrap_dim  # noqa: F401 - wrap_dim: Tensor.size needs it too
+
+torch_functions = {}
+"""``name -> function`` of every op function declared with ``register``: chibigrad's torch namespace."""
+
+
+def register(*methods, torch=True):
+    """Declare an op's function: it becomes each Tensor method named in ``methods`` (``x.mul(y)``,
+    ``x * y``) and ``torch.<its name>`` (``torch=False``: none; a tuple: those names). How and why:
+    the docstring of chibigrad/ops/__init__.py."""
+    def declare(function):
+        for name in methods:
+            setattr(Tensor, name, function)
+        for name in (function.__name__,) if torch is True else torch or ():
+            torch_functions[name] = function
+        return function
+    return declare
 
 
 def arrays(a, b):
@@ -80,16 +96,6 @@ def operand(value, like):
     t = wrap(array)
     t._wrapped_number = True
     return t
-
-
-def wrap_dim(dim, ndim):
-    """``dim`` counted from the front (a negative one counts from the end), or PyTorch's
-    IndexError: a wrong dim must fail, not wrap around to another one. A 0-d tensor
-    accepts 0 and -1, as in PyTorch."""
-    n = ndim or 1
-    if -n <= dim < n:
-        return dim if dim >= 0 else dim + n
-    raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
 
 
 def normalize_dims(dim, ndim):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor, wrap
-from ._util import check_broadcast, check_device, save_needed
+from ._util import check_broadcast, check_device, operand, register, save_needed, write_out
 from .shape import SqueezeMatmul, UnsafeView
 
 
@@ -89,7 +89,17 @@ class Mv(Function):
                 _t(a) @ grad if ctx.needs_input_grad[1] else None)
 
 
-def matmul(a, b):
+@register("matmul", "__matmul__")
+def matmul(a, other, *, out=None):
+    return write_out("matmul", _matmul_impl(a, other), out)
+
+
+@register("__rmatmul__", torch=False)
+def rmatmul(a, other):
+    return matmul(operand(other, a), a)
+
+
+def _matmul_impl(a, b):
     """torch.matmul, decomposed as PyTorch's ``_matmul_impl`` decomposes it, so that the graph
     holds the same nodes: dot, mv or mm for 1-D and 2-D operands; a batch of matrices times a
     matrix or vector folded into one mm or mv (``_folded``); any other batch through expand,
@@ -161,18 +171,19 @@ def _broadcast_batch(shape_a, shape_b):
     return tuple(np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
 
 
-def dot(a, b):
-    check_device("_dot", ("self", a), ("tensor", b))
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a._array.dtype != b._array.dtype:
+@register("dot")
+def dot(a, other):
+    check_device("_dot", ("self", a), ("tensor", other))
+    if a.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {other.ndim}D tensors")
+    if a._array.dtype != other._array.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype.scalar_name} and "
-                           f"{b.dtype.scalar_name}")
-    if a.shape != b.shape:
+                           f"{other.dtype.scalar_name}")
+    if a.shape != other.shape:
         raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
                            "of elements, but got %d and %d elements respectively"
-                           % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-    return Dot.apply(a, b)
+                           % (a.shape[0], other.shape[0], a.shape[0], other.shape[0]))
+    return Dot.apply(a, other)
 
 
 def _check_mm_dtype(a, b):
@@ -192,23 +203,25 @@ def _check_bmm_dtype(a, b):
         raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found {b.dtype.scalar_name}")
 
 
-def mm(a, b):
-    if a.ndim != 2 or b.ndim != 2:
+@register("mm")
+def mm(a, other):
+    if a.ndim != 2 or other.ndim != 2:
         raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
-    check_device("mm", ("self", a), ("mat2", b))
-    _check_mm_dtype(a, b)
-    _check_inner(a, b, -2)
-    return Mm.apply(a, b)
+    check_device("mm", ("self", a), ("mat2", other))
+    _check_mm_dtype(a, other)
+    _check_inner(a, other, -2)
+    return Mm.apply(a, other)
 
 
-def mv(a, v):
+@register("mv")
+def mv(a, vec):
     """Matrix times vector, with PyTorch's checks (its message counts the output's dimension first)."""
-    if a.ndim != 2 or v.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
-    _check_mv_sizes(a, v)
-    check_device("mv", ("self", a), ("vec", v))
-    _check_mv_dtype(a, v)
-    return Mv.apply(a, v)
+    if a.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {vec.ndim}")
+    _check_mv_sizes(a, vec)
+    check_device("mv", ("self", a), ("vec", vec))
+    _check_mv_dtype(a, vec)
+    return Mv.apply(a, vec)
 
 
 def _check_mv_sizes(a, v):
@@ -217,15 +230,16 @@ def _check_mv_sizes(a, v):
                            f"vec ({v.shape[0]})")
 
 
-def bmm(a, b):
-    if a.ndim != 3 or b.ndim != 3:
+@register("bmm")
+def bmm(a, other):
+    if a.ndim != 3 or other.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
-    check_device("bmm", ("self", a), ("mat2", b))
-    _check_bmm_dtype(a, b)
-    if b.shape[:2] != (a.shape[0], a.shape[2]):
+    check_device("bmm", ("self", a), ("mat2", other))
+    _check_bmm_dtype(a, other)
+    if other.shape[:2] != (a.shape[0], a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
-                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    return Bmm.apply(a, b)
+                           f"{a.shape[2]}] but got: [{other.shape[0]}, {other.shape[1]}].")
+    return Bmm.apply(a, other)
 
 
 def _check_inner(a, b, b_dim):

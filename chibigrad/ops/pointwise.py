@@ -2,17 +2,21 @@
 students write: forward computes on numpy arrays, backward is written with
 Tensor operations, so it can itself be differentiated (``create_graph``).
 
+Below each Function, ``register`` declares the function a program calls: ``mul`` is
+``torch.mul``, ``x.mul(y)``, ``x * y`` and ``2 * x`` (see chibigrad/ops/__init__.py).
+
 Broadcasting needs no code here: the engine sums each returned gradient back
 to its input's shape (see ``engine._fit``), as PyTorch's engine does.
 """
 import numpy as np
 
-from .. import _device
+from .. import _device, _dtype as _dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..tensor import Tensor, wrap
+from ..creation import default_generator
+from ..tensor import Tensor, _parse_to, wrap
 from .._dtype import get_default_dtype, result_type
-from ._util import arrays, check_broadcast, cpu_scalars, float_array, save_needed
+from ._util import arrays, check_broadcast, cpu_scalars, float_array, operand, register, save_needed, write_out
 
 
 class Add(Function):
@@ -29,6 +33,29 @@ class Add(Function):
         return grad, grad
 
 
+@register("add", "__add__", "__radd__")
+def add(a, other, alpha=1):
+    other = operand(other, a)
+    return Add.apply(a, other if alpha == 1 else other * alpha)
+
+
+@register("add_", "__iadd__", torch=False)
+def add_(a, other, alpha=1):
+    _check_result_fits(a, other)
+    return a._recorded_inplace(add, other, alpha=alpha)
+
+
+def _check_result_fits(a, *others, true_divide=False, cpp_name=False):
+    """An arithmetic in-place op may not give ``a`` values of a kind its dtype cannot hold
+    (a float in an integer tensor, a number in a bool one): PyTorch refuses where copy_ converts."""
+    result = result_type(a, *[wrap(o) if isinstance(o, np.ndarray) else o for o in others])
+    if true_divide and not result.is_floating_point:
+        result = _dtypes.float32
+    if result.category > a.dtype.category:
+        target = a.dtype.cpp_name if cpp_name else a.dtype.scalar_name
+        raise RuntimeError(f"result type {result.scalar_name} can't be cast to the desired output type {target}")
+
+
 class Sub(Function):
     node_name = "SubBackward0"
     array_backward = True
@@ -41,6 +68,18 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, -grad
+
+
+@register("sub", "__sub__")
+def sub(a, other, alpha=1):
+    other = operand(other, a)
+    return Sub.apply(a, other if alpha == 1 else other * alpha)
+
+
+@register("sub_", "__isub__", torch=False)
+def sub_(a, other, alpha=1):
+    _check_result_fits(a, other)
+    return a._recorded_inplace(sub, other, alpha=alpha)
 
 
 class Rsub(Function):
@@ -56,6 +95,11 @@ class Rsub(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad, None
+
+
+@register("__rsub__", torch=False)
+def rsub(a, number):
+    return Rsub.apply(a, operand(number, a))
 
 
 class Mul(Function):
@@ -74,6 +118,17 @@ class Mul(Function):
         b, a = ctx.saved_tensors
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
+
+
+@register("mul", "__mul__", "__rmul__")
+def mul(a, other, *, out=None):
+    return write_out("mul", Mul.apply(a, operand(other, a)), out)
+
+
+@register("mul_", "__imul__", torch=False)
+def mul_(a, other):
+    _check_result_fits(a, other)
+    return a._recorded_inplace(mul, other)
 
 
 class Div(Function):
@@ -97,6 +152,22 @@ class Div(Function):
                 -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
 
 
+@register("div", "__truediv__")
+def div(a, other):
+    return Div.apply(a, operand(other, a))
+
+
+@register("div_", "__itruediv__", torch=False)
+def div_(a, other):
+    _check_result_fits(a, other, true_divide=True)
+    return a._recorded_inplace(div, other)
+
+
+@register("__rtruediv__", torch=False)
+def rdiv(a, number):
+    return mul(reciprocal(a), number)
+
+
 class Neg(Function):
     node_name = "NegBackward0"
     array_backward = True
@@ -108,6 +179,14 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+
+@register("neg", "__neg__")
+def neg(a):
+    if a.dtype is _dtypes.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return Neg.apply(a)
 
 
 class Pow(Function):
@@ -200,6 +279,18 @@ class RPow(Function):
         return None, grad * out * ctx.log_base
 
 
+@register("pow", "__pow__")
+def pow(a, exponent):  # noqa: A001 - PyTorch's name
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply(a, exponent)
+    return Pow.apply(a, exponent)
+
+
+@register("__rpow__", torch=False)
+def rpow(a, base):
+    return RPow.apply(base, a)
+
+
 class Exp(Function):
     node_name = "ExpBackward0"
     saved_names = ("result",)
@@ -217,6 +308,12 @@ class Exp(Function):
         return grad * out
 
 
+@register("exp")
+def exp(a):
+    """Element-wise exp (records ExpBackward0)."""
+    return Exp.apply(a)
+
+
 class Log(Function):
     node_name = "LogBackward0"
     saved_names = ("self",)
@@ -231,6 +328,12 @@ class Log(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad / a
+
+
+@register("log")
+def log(a):
+    """Element-wise log (records LogBackward0)."""
+    return Log.apply(a)
 
 
 class Log2(Function):
@@ -255,6 +358,18 @@ class Log10(Log2):
     log, base = staticmethod(np.log10), 10
 
 
+@register("log2")
+def log2(a):
+    """Element-wise log2 (records Log2Backward0)."""
+    return Log2.apply(a)
+
+
+@register("log10")
+def log10(a):
+    """Element-wise log10 (records Log10Backward0)."""
+    return Log10.apply(a)
+
+
 class Log1p(Function):
     """log(1 + a), accurate for tiny a where 1 + a would round to 1."""
     node_name = "Log1PBackward0"
@@ -269,6 +384,12 @@ class Log1p(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad / (a + 1)
+
+
+@register("log1p")
+def log1p(a):
+    """Element-wise log1p (records Log1PBackward0)."""
+    return Log1p.apply(a)
 
 
 class Expm1(Function):
@@ -288,6 +409,12 @@ class Expm1(Function):
         return grad * (out + 1)
 
 
+@register("expm1")
+def expm1(a):
+    """Element-wise expm1 (records Expm1Backward0)."""
+    return Expm1.apply(a)
+
+
 class Sqrt(Function):
     node_name = "SqrtBackward0"
     saved_names = ("result",)
@@ -305,6 +432,12 @@ class Sqrt(Function):
         return grad / (2 * out)
 
 
+@register("sqrt")
+def sqrt(a):
+    """Element-wise sqrt (records SqrtBackward0)."""
+    return Sqrt.apply(a)
+
+
 class Abs(Function):
     node_name = "AbsBackward0"
     saved_names = ("self",)
@@ -318,6 +451,12 @@ class Abs(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad * a.sign()
+
+
+@register("abs", "__abs__", torch=("abs",))
+def absolute(a):
+    """Element-wise abs (records AbsBackward0)."""
+    return Abs.apply(a)
 
 
 class Sin(Function):
@@ -335,6 +474,12 @@ class Sin(Function):
         return grad * a.cos()
 
 
+@register("sin")
+def sin(a):
+    """Element-wise sin (records SinBackward0)."""
+    return Sin.apply(a)
+
+
 class Cos(Function):
     node_name = "CosBackward0"
     saved_names = ("self",)
@@ -348,6 +493,12 @@ class Cos(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return -grad * a.sin()
+
+
+@register("cos")
+def cos(a):
+    """Element-wise cos (records CosBackward0)."""
+    return Cos.apply(a)
 
 
 class Tanh(Function):
@@ -386,6 +537,12 @@ def _one_minus_square(y):
     return (1 - y.astype(np.float64) ** 2).astype(np.float32)
 
 
+@register("tanh")
+def tanh(a):
+    """Element-wise tanh (records TanhBackward0)."""
+    return Tanh.apply(a)
+
+
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
     saved_names = ("result",)
@@ -404,6 +561,12 @@ class Sigmoid(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad * (1 - out) * out  # PyTorch's order: grad * out * (1 - out) differs in the last bit
+
+
+@register("sigmoid")
+def sigmoid(a):
+    """Element-wise sigmoid (records SigmoidBackward0)."""
+    return Sigmoid.apply(a)
 
 
 class Relu(Function):
@@ -455,6 +618,17 @@ class ThresholdBackward(Function):
         return ThresholdBackward.apply(grad, out), grad.new_zeros(grad.shape) if ctx.needs_input_grad[1] else None
 
 
+@register("relu")
+def relu(a):
+    """Element-wise relu (records ReluBackward0)."""
+    return Relu.apply(a)
+
+
+@register("relu_", torch=False)
+def relu_(a):
+    return a._recorded_inplace(relu)
+
+
 class Clamp(Function):
     """The gradient passes where the input was inside [min, max]."""
     node_name = "ClampBackward1"
@@ -494,6 +668,21 @@ class ClampTensor(Clamp):
     node_name = "ClampBackward0"
 
 
+@register("clamp", "clip", torch=("clamp", "clip"))
+def clamp(a, min=None, max=None):  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return ClampTensor.apply(a, min, max)
+    return Clamp.apply(a, min, max)
+
+
+@register("clamp_", torch=False)
+def clamp_(a, min=None, max=None):  # noqa: A002
+    _check_result_fits(a, *[b for b in (min, max) if b is not None], cpp_name=True)
+    return a._recorded_inplace(clamp, min, max)
+
+
 class Where(Function):
     node_name = "WhereBackward0"
 
@@ -514,11 +703,16 @@ class Where(Function):
         return None, where(condition, grad, zero), where(condition, zero, grad)
 
 
+@register()
 def where(condition, a, b):
-    from ._util import operand
     a = operand(a, b if hasattr(b, "dtype") else wrap(np.asarray(0.0, dtype=np.float32)))
     condition = condition._array if isinstance(condition, Tensor) else np.asarray(condition)
     return Where.apply(condition, a, operand(b, a))
+
+
+@register("masked_fill", torch=False)
+def masked_fill(a, mask, value):
+    return where(mask, value, a)
 
 
 class Maximum(Function):
@@ -554,6 +748,16 @@ class Minimum(Function):
         return _split_by(grad, a < b, a == b), _split_by(grad, a > b, a == b)
 
 
+@register("maximum")
+def maximum(a, other):
+    return Maximum.apply(a, other)
+
+
+@register("minimum")
+def minimum(a, other):
+    return Minimum.apply(a, other)
+
+
 class Hypot(Function):
     """``sqrt(a**2 + b**2)`` without overflow; d/da = a / hypot(a, b).
 
@@ -576,6 +780,11 @@ class Hypot(Function):
         # BEGIN EXERCISE 02.hypot
         a, b, out = ctx.saved_tensors
         return grad * a / out, grad * b / out  # the engine sums each back to its input's shape
+
+
+@register()
+def hypot(a, b):
+    return Hypot.apply(a, operand(b, a))
         # END EXERCISE
 
 
@@ -616,6 +825,12 @@ class RoundDecimals(Function):
         return grad * 0, None
 
 
+@register("round")
+def round(a, decimals=0):  # noqa: A001 - PyTorch's name
+    """Round half to even; with ``decimals``, to that many decimal places (RoundBackward1)."""
+    return Round.apply(a) if decimals == 0 else RoundDecimals.apply(a, decimals)
+
+
 class Remainder(Function):
     """``a % b``, with the sign of ``b`` as Python's ``%``: ``a - floor(a / b) * b``.
 
@@ -652,6 +867,28 @@ class FmodScalar(Fmod):
     node_name = "FmodBackward0"
 
 
+@register("remainder", "__mod__")
+def remainder(a, other):
+    """``a % b`` (the sign of b, as Python's %)."""
+    if isinstance(other, Tensor):
+        return Remainder.apply(operand(a, other), other)
+    return RemainderScalar.apply(a, operand(other, a))
+
+
+@register("__rmod__", torch=False)
+def rremainder(a, number):
+    """``number % a``."""
+    return remainder(number, a)
+
+
+@register("fmod")
+def fmod(a, other):
+    """C's fmod (the sign of a)."""
+    if isinstance(other, Tensor):
+        return Fmod.apply(a, other)
+    return FmodScalar.apply(a, operand(other, a))
+
+
 def _check_integer_divisor(y):
     """An integer remainder by zero is PyTorch's error (a float one is nan)."""
     if y.dtype.kind in "iub" and not y.all():
@@ -666,12 +903,24 @@ class Floor(_ZeroGrad):
         return wrap(np.floor(a._array))
 
 
+@register("floor")
+def floor(a):
+    """Element-wise floor (records FloorBackward0)."""
+    return Floor.apply(a)
+
+
 class Sign(_ZeroGrad):
     node_name = "SignBackward0"
 
     @staticmethod
     def forward(ctx, a):
         return wrap(np.sign(a._array))
+
+
+@register("sign")
+def sign(a):
+    """Element-wise sign (records SignBackward0)."""
+    return Sign.apply(a)
 
 
 class Reciprocal(Function):
@@ -691,6 +940,12 @@ class Reciprocal(Function):
         return -grad * out * out
 
 
+@register("reciprocal")
+def reciprocal(a):
+    """Element-wise reciprocal (records ReciprocalBackward0)."""
+    return Reciprocal.apply(a)
+
+
 class Clone(Function):
     node_name = "CloneBackward0"
     array_backward = True
@@ -702,6 +957,16 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+
+@register("clone")
+def clone(a, memory_format=None):
+    return Clone.apply(a)
+
+
+@register()
+def detach(a):
+    return a.detach()
 
 
 class ToCopy(Function):
@@ -724,6 +989,21 @@ class ToCopy(Function):
         return grad.to(ctx.source_device), None, None
 
 
+@register("to", torch=False)
+def to(a, *args, **kwargs):
+    """Change device and/or dtype (differentiable); returns self when nothing changes, as PyTorch."""
+    dev, dt = _parse_to(args, kwargs)
+    if dev is not None:
+        dev = _device.as_device(dev)
+        if dev == a.device:
+            dev = None
+    if dt is a.dtype:
+        dt = None
+    if dt is None and dev is None:
+        return a
+    return ToCopy.apply(a, dt, dev)
+
+
 class Copy(Function):
     """``dst.copy_(src)``: the old values of dst get no gradient."""
     node_name = "CopyBackwards"
@@ -737,6 +1017,11 @@ class Copy(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0, grad.to(ctx.src_device)
+
+
+@register("copy_", torch=False)
+def copy_(a, src):
+    return a._recorded_inplace(Copy.apply, src)
 
 
 class Fill(Function):
@@ -754,6 +1039,16 @@ class Fill(Function):
 
 class Zero(Fill):
     node_name = "ZeroBackward0"
+
+
+@register("fill_", torch=False)
+def fill_(a, value):
+    return a._recorded_inplace(Fill.apply, value)
+
+
+@register("zero_", torch=False)
+def zero_(a):
+    return a._recorded_inplace(Zero.apply, 0)
 
 
 class RandomFill(Fill):
@@ -780,4 +1075,130 @@ class Bernoulli(RandomFill):
 
 class Exponential(RandomFill):
     node_name = "ExponentialBackward0"
+
+
+# In-place random fills, as nn.init and tutorials call them; values from chibigrad's generator.
+@register("normal_", torch=False)
+def normal_(a, mean=0.0, std=1.0, generator=None):
+    return a._recorded_inplace(Normal.apply, lambda shape: _rng(generator).normal(mean, std, shape))
+
+
+@register("uniform_", torch=False)
+def uniform_(a, from_=0.0, to=1.0, generator=None):  # PyTorch's `from` is a keyword in Python
+    return a._recorded_inplace(Uniform.apply, lambda shape: _rng(generator).uniform(from_, to, shape))
+
+
+@register("bernoulli_", torch=False)
+def bernoulli_(a, p=0.5, generator=None):
+    return a._recorded_inplace(Bernoulli.apply, lambda shape: _rng(generator).random(shape) < p)
+
+
+@register("exponential_", torch=False)
+def exponential_(a, lambd=1.0, generator=None):
+    return a._recorded_inplace(Exponential.apply, lambda shape: _rng(generator).exponential(1 / lambd, shape))
+
+
+def _rng(generator):
+    """The numpy generator to draw from: the one given, or chibigrad's global one (``manual_seed``)."""
+    return generator or default_generator()
+
+
+# ---- comparisons and logic: results are bool tensors, never differentiable ----
+
+def _compare(a, other, fn):
+    x, y = a._array, other._array if isinstance(other, Tensor) else other
+    if isinstance(other, Tensor) and type(x) is not type(y):
+        x, y = cpu_scalars(x, y)
+    return wrap(fn(x, y))
+
+
+@register("eq", "__eq__", torch=False)
+def eq(a, other):
+    return _compare(a, other, np.equal)
+
+
+@register("ne", "__ne__", torch=False)
+def ne(a, other):
+    return _compare(a, other, np.not_equal)
+
+
+@register("lt", "__lt__", torch=False)
+def lt(a, other):
+    return _compare(a, other, np.less)
+
+
+@register("le", "__le__", torch=False)
+def le(a, other):
+    return _compare(a, other, np.less_equal)
+
+
+@register("gt", "__gt__", torch=False)
+def gt(a, other):
+    return _compare(a, other, np.greater)
+
+
+@register("ge", "__ge__", torch=False)
+def ge(a, other):
+    return _compare(a, other, np.greater_equal)
+
+
+@register("__and__", torch=False)
+def bitwise_and(a, other):
+    return _compare(a, other, np.logical_and if a.dtype.name == "bool" else np.bitwise_and)
+
+
+@register("__or__", torch=False)
+def bitwise_or(a, other):
+    return _compare(a, other, np.logical_or if a.dtype.name == "bool" else np.bitwise_or)
+
+
+@register("__invert__", torch=False)
+def bitwise_not(a):
+    return wrap(~a._array)
+
+
+@register("logical_not", torch=False)
+def logical_not(a):
+    return wrap(np.logical_not(a._array))
+
+
+@register("isnan")
+def isnan(a):
+    """Where the values are nan: a bool tensor, outside autograd (as every comparison)."""
+    return wrap(np.isnan(a._array))
+
+
+@register("isinf")
+def isinf(a):
+    return wrap(np.isinf(a._array))
+
+
+@register("isfinite")
+def isfinite(a):
+    """Neither nan nor infinite: the check a training loop makes on its loss before stepping."""
+    return wrap(np.isfinite(a._array))
+
+
+@register("equal")
+def equal(a, other):
+    if a.shape != other.shape:
+        return False
+    x, y = _arrays(a, other)
+    return bool((x == y).all())
+
+
+@register()
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@register()
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return wrap(np.isclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _arrays(a, b):
+    """The arrays of tensor ``a`` and of ``b`` (a tensor or data), devices checked."""
+    x, y = a._array, b._array if isinstance(b, Tensor) else np.asarray(b)
+    return (x, y) if type(x) is type(y) else cpu_scalars(x, y)
 

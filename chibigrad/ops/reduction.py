@@ -3,17 +3,18 @@
 A reduction's backward broadcasts the incoming gradient back over the
 reduced dimensions: ``unsqueeze_dims`` restores them as size-1 axes first.
 """
+import builtins
 import collections
 import warnings
 
 import numpy as np
 
-from .. import _device
+from .. import _device, return_types as _return_types
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, numpy_names, wrap
-from .pointwise import where
-from ._util import float_array, normalize_dims, unsqueeze_dims, warn, wrap_dim
+from .pointwise import maximum, minimum, where
+from ._util import float_array, normalize_dims, register, unsqueeze_dims, warn, wrap_dim
 
 values_indices = collections.namedtuple("return_types", ["values", "indices"])
 
@@ -38,6 +39,24 @@ class SumDim(Sum):
     node_name = "SumBackward1"
 
 
+@register("sum")
+@numpy_names
+def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001
+    return (SumAll if dim is None else SumDim).apply(a, dim, keepdim, dtype)
+
+
+@register("sum_to_size", torch=False)
+def sum_to_size(a, *shape):
+    """Sum over broadcast dimensions so the result has ``shape``: how a
+    gradient flows back to an input that was broadcast."""
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    if a.shape == shape:
+        return a
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and a.shape[lead + i] != 1)
+    return a.sum(dims, keepdim=True).view(shape) if dims else a.view(shape)
+
+
 class Mean(Function):
     @staticmethod
     def forward(ctx, a, dim=None, keepdim=False):
@@ -56,6 +75,15 @@ class MeanAll(Mean):
 
 class MeanDim(Mean):
     node_name = "MeanBackward1"
+
+
+@register("mean")
+@numpy_names
+def mean(a, dim=None, keepdim=False):
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {a.dtype.scalar_name}")
+    return (MeanAll if dim is None else MeanDim).apply(a, dim, keepdim)
 
 
 class Amax(Function):
@@ -90,6 +118,18 @@ class MaxAll(Amax):
 
 class MinAll(Amin):
     node_name = "MinBackward1"
+
+
+@register("amax")
+@numpy_names
+def amax(a, dim=(), keepdim=False):
+    return Amax.apply(a, dim if dim != () else None, keepdim)
+
+
+@register("amin")
+@numpy_names
+def amin(a, dim=(), keepdim=False):
+    return Amin.apply(a, dim if dim != () else None, keepdim)
 
 
 def grad_where(mask, grad):
@@ -132,6 +172,43 @@ class MinDim(MaxDim):
     arg = staticmethod(np.argmin)
 
 
+@register("max")
+@numpy_names
+def max(a, dim=None, keepdim=False):  # noqa: A001
+    if isinstance(dim, Tensor):
+        return maximum(a, dim)
+    return MaxAll.apply(a) if dim is None else _return_types.max(*MaxDim.apply(a, dim, keepdim))
+
+
+@register("min")
+@numpy_names
+def min(a, dim=None, keepdim=False):  # noqa: A001
+    if isinstance(dim, Tensor):
+        return minimum(a, dim)
+    return MinAll.apply(a) if dim is None else _return_types.min(*MinDim.apply(a, dim, keepdim))
+
+
+@register("argmax")
+@numpy_names
+def argmax(a, dim=None, keepdim=False):
+    return _arg(np.argmax, a, dim, keepdim)
+
+
+@register("argmin")
+@numpy_names
+def argmin(a, dim=None, keepdim=False):
+    return _arg(np.argmin, a, dim, keepdim)
+
+
+def _arg(fn, a, dim, keepdim):
+    if dim is None:
+        return wrap(fn(a._array).astype(np.int64))
+    dim = wrap_dim(dim, a.ndim)
+    if not a.ndim:  # a 0-d tensor's only element
+        return wrap(np.zeros_like(a._array, dtype=np.int64))
+    return wrap(fn(a._array, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
 class Prod(Function):
     """d/dx_i prod(x) = prod(x) / x_i, computed without dividing (zeros allowed)."""
 
@@ -154,6 +231,12 @@ class ProdAll(Prod):
 
 class ProdDim(Prod):
     node_name = "ProdBackward1"
+
+
+@register("prod")
+@numpy_names
+def prod(a, dim=None, keepdim=False):
+    return (ProdAll if dim is None else ProdDim).apply(a, dim, keepdim)
 
 
 def _prod_of_others(a, dims):
@@ -191,7 +274,8 @@ def _prod_of_others_differentiable(a, dims):
 def _spread(ctx, fn, a, dim, correction, keepdim):
     """np.var or np.std over ``dim``; remembers on ctx what both backwards need."""
     ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
-    ctx.denom = max(int(np.prod([a.shape[d] for d in ctx.dims])) - correction, 0)
+    denom = int(np.prod([a.shape[d] for d in ctx.dims])) - correction
+    ctx.denom = builtins.max(denom, 0)  # (this module's max is torch.max)
     if ctx.denom == 0:  # the result is nan, as in PyTorch, which says why
         warn(f"{fn.__name__}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
              "factor (input numel divided by output numel). (Triggered internally at "
@@ -223,8 +307,9 @@ def _check_spread_dtype(a):
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
+@register("var")
 @numpy_names
-def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
+def var(a, dim=None, unbiased=True, keepdim=False, *, correction=None):
     _check_spread_dtype(a)
     return Var.apply(a, dim, _correction(unbiased, correction), keepdim)
 
@@ -252,8 +337,9 @@ class Std(Function):
         return g * centered / ctx.denom, None, None, None
 
 
+@register("std")
 @numpy_names
-def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+def std(a, dim=None, unbiased=True, keepdim=False, *, correction=None):
     _check_spread_dtype(a)
     return Std.apply(a, dim, _correction(unbiased, correction), keepdim)
 
@@ -292,6 +378,15 @@ class Norm(Function):
 def where_nonzero(n):
     """``n`` with zeros replaced by ones, so 0/0 gradients come out as 0 (PyTorch's choice at 0)."""
     return n + (n == 0)
+
+
+@register("norm")
+@numpy_names
+def norm(a, p="fro", dim=None, keepdim=False):
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{a.dtype.scalar_name}")
+    return Norm.apply(a, 2 if p in ("fro", 2) else p, dim, keepdim)
 
 
 class Softmax(Function):
@@ -338,6 +433,28 @@ class LogSoftmax(Function):
         return grad - out.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
+@register("softmax")
+@numpy_names
+def softmax(a, dim):
+    _check_softmax_dtype("softmax", a, dim)
+    return Softmax.apply(a, dim)
+
+
+@register("log_softmax")
+@numpy_names
+def log_softmax(a, dim):
+    _check_softmax_dtype("log_softmax", a, dim)
+    return LogSoftmax.apply(a, dim)
+
+
+def _check_softmax_dtype(name, a, dim):
+    """PyTorch has no integer softmax kernel; its error names the kernel (one for the last dim)."""
+    if a._array.dtype.kind != "f":
+        axis = wrap_dim(dim, a.ndim)
+        last = "lastdim_" if axis == a.ndim - 1 or not a.ndim else ""
+        raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for \'{a.dtype.scalar_name}\'')
+
+
 class LogSumExp(Function):
     node_name = "LogsumexpBackward0"
 
@@ -357,3 +474,23 @@ class LogSumExp(Function):
         a, out = ctx.saved_tensors
         weights = (a - unsqueeze_dims(out, ctx.dims, ctx.keepdim)).exp()
         return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * weights, None, None
+
+
+@register("logsumexp")
+@numpy_names
+def logsumexp(a, dim, keepdim=False):
+    return LogSumExp.apply(a, dim, keepdim)
+
+
+# ---- logical reductions: bool results, never differentiable ----
+
+@register("all")
+@numpy_names
+def all(a, dim=None):  # noqa: A001
+    return wrap(a._array.all(axis=None if dim is None else wrap_dim(dim, a.ndim)))
+
+
+@register("any")
+@numpy_names
+def any(a, dim=None):  # noqa: A001
+    return wrap(a._array.any(axis=None if dim is None else wrap_dim(dim, a.ndim)))

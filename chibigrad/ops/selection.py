@@ -6,9 +6,10 @@ topk are a gather with indices they compute themselves.
 """
 import numpy as np
 
-from .. import _device
+from .. import _device, return_types as _return_types
 from ..autograd.function import Function
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
+from ._util import register, wrap_dim
 
 
 def _grid(index, dim):
@@ -48,6 +49,13 @@ class Gather(Function):
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None
 
 
+@register("gather")
+def gather(a, dim, index):
+    dim = wrap_dim(dim, a.ndim)
+    check_index("gather", a, dim, index)
+    return Gather.apply(a, dim, index._array)
+
+
 class ScatterAdd(Function):
     """``out = a`` with ``src[i][j]`` added at ``out[i][index[i][j]]`` (dim 1); repeated indices add up."""
     node_name = "ScatterAddBackward0"
@@ -62,6 +70,18 @@ class ScatterAdd(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, None, None, Gather.apply(grad, ctx.dim, ctx.index)
+
+
+@register("scatter_add")
+def scatter_add(a, dim, index, src):
+    dim = wrap_dim(dim, a.ndim)
+    check_index("scatter_add", a, dim, index)
+    return ScatterAdd.apply(a, dim, index._array, src)
+
+
+@register("scatter_add_", torch=False)
+def scatter_add_(a, dim, index, src):
+    return a._recorded_inplace(scatter_add, dim, index, src)
 
 
 class Scatter(Function):
@@ -98,6 +118,22 @@ class ScatterValue(Function):
         return ScatterValue.apply(grad, ctx.dim, ctx.index, 0), None, None, None
 
 
+@register("scatter")
+def scatter(a, dim, index, src=None, value=None):
+    """``scatter(dim, index, src)`` or ``scatter(dim, index, value)``; a number as ``src`` is a value."""
+    dim = wrap_dim(dim, a.ndim)
+    check_index("scatter", a, dim, index)
+    src = value if src is None else src
+    if isinstance(src, Tensor):
+        return Scatter.apply(a, dim, index._array, src)
+    return ScatterValue.apply(a, dim, index._array, src)
+
+
+@register("scatter_", torch=False)
+def scatter_(a, dim, index, src=None, value=None):
+    return a._recorded_inplace(scatter, dim, index, src, value)
+
+
 def _within(index):
     """The part of ``src`` that ``index`` addresses: its leading block of ``index``'s shape."""
     return tuple(slice(0, n) for n in index.shape)
@@ -121,6 +157,16 @@ class IndexAdd(Function):
         return grad, None, None, picked * ctx.alpha if ctx.alpha != 1 else picked, None
 
 
+@register("index_add")
+def index_add(a, dim, index, source, alpha=1):
+    return IndexAdd.apply(a, wrap_dim(dim, a.ndim), index._array, source, alpha)
+
+
+@register("index_add_", torch=False)
+def index_add_(a, dim, index, source, alpha=1):
+    return a._recorded_inplace(index_add, dim, index, source, alpha)
+
+
 class IndexSelect(Function):
     """``out[k] = a[index[k]]`` along ``dim``; the gradient adds back into the picked rows."""
     node_name = "IndexSelectBackward0"
@@ -134,6 +180,11 @@ class IndexSelect(Function):
     def backward(ctx, grad):
         zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
         return IndexAdd.apply(zeros, ctx.dim, ctx.index, grad, 1), None, None
+
+
+@register("index_select")
+def index_select(a, dim, index):
+    return IndexSelect.apply(a, wrap_dim(dim, a.ndim), index._array)
 
 
 class Sort(Function):
@@ -159,3 +210,30 @@ class Sort(Function):
 
 class Topk(Sort):
     node_name = "TopkBackward0"
+
+
+@register("sort")
+def sort(a, dim=-1, descending=False, stable=False):
+    values, indices = Sort.apply(a, wrap_dim(dim, a.ndim), descending)
+    return _return_types.sort(values, indices)
+
+
+@register("argsort")
+def argsort(a, dim=-1, descending=False, stable=False):
+    return sort(a, dim, descending).indices
+
+
+@register("topk")
+def topk(a, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
+    dim = wrap_dim(dim, a.ndim)
+    if not 0 <= k <= (a.shape[dim] if a.ndim else 1):
+        raise RuntimeError("selected index k out of range")
+    return _return_types.topk(*Topk.apply(a, dim, largest, k))
+
+
+@register("nonzero")
+def nonzero(a, *, as_tuple=False):
+    """The indices of the non-zero elements: one row per element (or, as_tuple, one tensor per dim)."""
+    if as_tuple:
+        return tuple(wrap(np.asarray(i, dtype=np.int64)) for i in a._array.nonzero())
+    return wrap(np.argwhere(a._array).astype(np.int64, copy=False))

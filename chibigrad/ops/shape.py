@@ -10,7 +10,7 @@ from .. import _device
 from .._dtype import Size, result_type
 from ..autograd.function import Function
 from ..tensor import Tensor, numpy_names, wrap
-from ._util import check_device, wrap_dim
+from ._util import check_device, register, warn_once, wrap_dim
 
 
 def view_of(a, array):
@@ -60,9 +60,11 @@ class ReshapeAlias(View):
     node_name = "ReshapeAliasBackward0"
 
 
-def reshape(a, shape):
+@register("reshape")
+def reshape(a, *shape):
     """A view when the data allows it (ViewBackward0; ReshapeAliasBackward0 when the data is
     not row-major), else a reshaped contiguous copy (UnsafeViewBackward0 over CloneBackward0)."""
+    shape = check_shape(a, shape)
     try:
         np.reshape(a._array, shape, copy=False)
     except ValueError:
@@ -79,6 +81,33 @@ def check_shape(a, shape):
             -int(np.prod(shape)), 1):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.numel()}")
     return shape
+
+
+@register("view", torch=False)
+def view(a, *shape):
+    return View.apply(a, check_shape(a, shape))
+
+
+@register("view_as", torch=False)
+def view_as(a, other):
+    return view(a, other.shape)
+
+
+@register("reshape_as", torch=False)
+def reshape_as(a, other):
+    return reshape(a, other.shape)
+
+
+@register("flatten")
+def flatten(a, start_dim=0, end_dim=-1):
+    start, end = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if a.ndim == 0:
+        return reshape(a, 1)
+    if start == end:
+        return a
+    return reshape(a, a.shape[:start] + (-1,) + a.shape[end + 1:])
 
 
 class Squeeze(Function):
@@ -109,6 +138,12 @@ class SqueezeMatmul(Squeeze):
     node_name = "SqueezeBackward4"
 
 
+@register("squeeze")
+@numpy_names
+def squeeze(a, dim=None):
+    return Squeeze.apply(a) if dim is None else SqueezeDim.apply(a, dim)
+
+
 class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
 
@@ -120,6 +155,12 @@ class Unsqueeze(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim), None
+
+
+@register("unsqueeze")
+@numpy_names
+def unsqueeze(a, dim):
+    return Unsqueeze.apply(a, dim)
 
 
 class Transpose(Function):
@@ -136,6 +177,11 @@ class Transpose(Function):
         return grad.transpose(*ctx.dims), None, None
 
 
+@register("transpose")
+def transpose(a, dim0, dim1):
+    return Transpose.apply(a, dim0, dim1)
+
+
 class T(Function):
     """``a.t()`` of a matrix (F.linear's ``weight.t()``): its gradient is transposed back."""
     node_name = "TBackward0"
@@ -150,6 +196,13 @@ class T(Function):
         return grad.t() if isinstance(grad, Tensor) else grad.T  # (a graph built by create_graph shows TBackward0)
 
 
+@register("t", torch=False)
+def t(a):
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return T.apply(a) if a.ndim == 2 else a
+
+
 class Permute(Function):
     node_name = "PermuteBackward0"
 
@@ -161,6 +214,42 @@ class Permute(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.permute(ctx.inverse), None
+
+
+@register("permute")
+def permute(a, *dims):
+    dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    if len(dims) != a.ndim:  # (PyTorch's text names sparse_coo whatever the layout)
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           "of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{a.ndim} is not equal to len(dims) = {len(dims)}")
+    axes = tuple(wrap_dim(d, a.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(a, axes)
+
+
+T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+                "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+
+
+def reversed_dims(a):
+    """``a.T``: the dims in reverse order."""
+    if a.ndim != 2:  # PyTorch warns once per process (TORCH_WARN_ONCE)
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                  "cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                  "TensorShape.cpp:4321.)" if a.ndim == 0 else T_DEPRECATED)
+    return permute(a, tuple(range(a.ndim))[::-1])
+
+
+def transposed_matrices(a):
+    """``a.mT``: each matrix of a batch transposed."""
+    return transpose(a, -2, -1)
+
+
+Tensor.T, Tensor.mT = property(reversed_dims), property(transposed_matrices)  # attributes, not methods
 
 
 class Expand(Function):
@@ -199,6 +288,17 @@ def _expanded_shape(a, sizes):
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                                f"{list(shape)}")
     return tuple(target)
+
+
+@register("expand", torch=False)
+def expand(a, *shape):
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    return Expand.apply(a, shape)
+
+
+@register("expand_as", torch=False)
+def expand_as(a, other):
+    return expand(a, other.shape)
 
 
 class Index(Function):
@@ -344,6 +444,38 @@ class IndexPut(Function):
         return grad * wrap(keep), None, grad[ctx.key].to(ctx.value_device) if ctx.needs_input_grad[2] else None
 
 
+@register("__getitem__", torch=False)
+def getitem(a, key):
+    return index(a, index_key(key, a._array))
+
+
+@register("__setitem__", torch=False)
+def setitem(a, key, value):
+    key = index_key(key, a._array)
+    if is_basic(key):  # x[0], x[1:]: as PyTorch does, copy_ into the view (autograd/views.py)
+        a[key].copy_(value if isinstance(value, Tensor) else wrap(_device.as_array(value)))
+    else:  # x[mask], x[[0, 2]]: index_put_
+        a._recorded_inplace(IndexPut.apply, key, value)
+
+
+def index_key(index, array):
+    """Tensors inside an index become arrays (on ``array``'s device)."""
+    if isinstance(index, tuple):
+        return tuple(_index_array(i, array) if isinstance(i, Tensor) else i for i in index)
+    return _index_array(index, array) if isinstance(index, Tensor) else index
+
+
+def _index_array(index, array):
+    """An index tensor's array; PyTorch moves indices from the CPU to the indexed tensor's device."""
+    idx = index._array
+    if type(idx) is not type(array):
+        if type(idx) is not np.ndarray:
+            raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                               f"({_device.device_of(array)})")
+        idx = _device.to_device(idx, _device.device_of(array))
+    return idx
+
+
 class Cat(Function):
     node_name = "CatBackward0"
 
@@ -380,6 +512,7 @@ def _check_cat(tensors, dim):
                                    f"but got size {got} for tensor number {i} in the list.")
 
 
+@register()
 @numpy_names
 def cat(tensors, dim=0):
     if not tensors:
@@ -405,6 +538,7 @@ class Stack(Function):
         return (None,) + tuple(grad.unbind(ctx.dim))
 
 
+@register()
 @numpy_names
 def stack(tensors, dim=0):
     if not tensors:
@@ -456,6 +590,12 @@ class Unbind(Function):
         return stack(list(grads), ctx.dim), None
 
 
+@register("unbind")
+def unbind(a, dim=0):
+    return Unbind.apply(a, dim)
+
+
+@register("split")
 def split(a, split_size_or_sections, dim=0):
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
     dim = wrap_dim(dim, a.ndim)
@@ -474,6 +614,7 @@ def split(a, split_size_or_sections, dim=0):
     return SplitWithSizes.apply(a, list(split_size_or_sections), dim)
 
 
+@register("chunk")
 def chunk(a, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -521,12 +662,23 @@ class Triu(Tril):
     keep = staticmethod(np.triu)
 
 
+@register("tril")
+def tril(a, diagonal=0):
+    return Tril.apply(a, diagonal)
+
+
+@register("triu")
+def triu(a, diagonal=0):
+    return Triu.apply(a, diagonal)
+
+
 def _matrices(name, a):
     if a.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     return a._array
 
 
+@register("unflatten")
 def unflatten(input, dim, sizes):
     """``input.unflatten(dim, sizes)``: a view (ViewBackward0) with dim ``dim`` split into ``sizes``."""
     dim = wrap_dim(dim, input.ndim)
