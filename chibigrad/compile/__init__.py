@@ -32,8 +32,8 @@ from ..nn.modules.module import Module
 from ..optim.optimizer import Optimizer
 from ..tensor import Tensor, wrap
 from .graph import DataCheckFailed, Graph, Node
-from .guards import Sources
-from .passes import eliminate_dead_code, reuse_buffers
+from .guards import Sources, compile_guard
+from .passes import eliminate_copies, eliminate_dead_code, rematerialize, reuse_buffers
 from .tracer import GraphBreak, SymScalar, TracedArray, Tracer, register_hook_caller, register_phase
 
 __all__ = ["compile", "explain", "CompiledFunction", "GraphBreak", "Graph", "Node"]
@@ -59,6 +59,11 @@ def _node_hooks(node):
     return None
 
 
+DEFAULT_OPTIONS = {"reuse_buffers": True, "rematerialize": False}
+"""``options`` of ``compile``: write large element-wise results into buffers kept between calls;
+recompute cheap forward values in backward instead of keeping them."""
+
+
 class _Entry:
     """One compiled graph: its guard key, generated function and how to put results back."""
 
@@ -71,9 +76,14 @@ class CompiledFunction:
     """What ``chibigrad.compile(fn)`` returns: call it as ``fn``. ``code`` and ``graph`` show
     the latest graph; ``compile_count`` counts traces, ``recompile_reasons`` says why."""
 
-    def __init__(self, fn, fullgraph=False, cache_size_limit=8, reuse=True):
-        self.fn, self.fullgraph, self.cache_size_limit, self.reuse = fn, fullgraph, cache_size_limit, reuse
-        self._cache, self._latest = {}, None
+    def __init__(self, fn, fullgraph=False, cache_size_limit=8, options=None):
+        self.fn, self.fullgraph, self.cache_size_limit = fn, fullgraph, cache_size_limit
+        self.options = dict(DEFAULT_OPTIONS, **(options or {}))
+        unknown = set(self.options) - set(DEFAULT_OPTIONS)
+        if unknown:
+            raise ValueError(f"chibigrad.compile: unknown option(s) {sorted(unknown)}; the options are "
+                             f"{sorted(DEFAULT_OPTIONS)}")
+        self._cache, self._entries, self._latest = {}, [], None
         self.compile_count, self.recompile_reasons, self.graph_breaks = 0, [], []
         self.eager_calls, self._limit_warned = 0, False
         self.__wrapped__ = fn
@@ -82,6 +92,11 @@ class CompiledFunction:
     def code(self):
         """The Python source of the latest graph."""
         return self._latest.code if self._latest else ""
+
+    @property
+    def guards(self):
+        """The Python source of the latest graph's guard function."""
+        return self._latest.guard_code if self._latest else ""
 
     @property
     def graph(self):
@@ -93,18 +108,23 @@ class CompiledFunction:
         return getattr(self.fn, name)
 
     def __call__(self, *args, **kwargs):
-        sources = Sources(self.fn, args, kwargs)
-        key = sources.key()
-        entry = self._cache.get(key)
-        if entry is None:
+        for entry in self._entries:  # the guards of each graph, most recent first
+            try:
+                slots = entry.guard(args, kwargs)
+            except (LookupError, AttributeError, TypeError):  # something the guard reads is gone
+                slots = None
+            if slots is not None:
+                break
+        else:
             if len(self._cache) >= self.cache_size_limit:
                 return self._over_limit(args, kwargs)
-            return self._compile(key, sources, args, kwargs)
+            sources = Sources(self.fn, args, kwargs)
+            return self._compile(sources.key(), sources, args, kwargs)
         if entry.eager_reason:
             self.eager_calls += 1
             return self.fn(*args, **kwargs)
         self._latest = entry
-        return self._replay(entry, sources, args, kwargs)
+        return self._replay(entry, slots, args, kwargs)
 
     def _over_limit(self, args, kwargs):
         if not self._limit_warned:
@@ -116,10 +136,9 @@ class CompiledFunction:
         return self.fn(*args, **kwargs)
 
     # --- replay ---------------------------------------------------------------------------
-    def _replay(self, entry, sources, args, kwargs):
-        slots = sources.slots
+    def _replay(self, entry, slots, args, kwargs):
         try:
-            results = entry.run(*[slots[i].tensor._array for i in entry.inputs])
+            results = entry.run(*[slots[i]._array for i in entry.inputs])
         except DataCheckFailed as failed:
             log.info("chibigrad.compile: %s: %s differs from the trace; this call runs eagerly", _name(self.fn),
                      failed.args[0])
@@ -127,11 +146,11 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         for (kind, i, requires_grad), array in zip(entry.writebacks, results):
             if kind == "rebind":
-                slots[i].tensor._array = array
+                slots[i]._array = array
             elif kind == "new":
-                slots[i].set(wrap(array, requires_grad))
+                entry.setters[i](wrap(array, requires_grad))
             else:
-                slots[i].set(None)
+                entry.setters[i](None)
         return _build(entry.outputs, results[len(entry.writebacks):])
 
     # --- compile --------------------------------------------------------------------------
@@ -144,6 +163,9 @@ class CompiledFunction:
                      reason)
         self.compile_count += 1
         self._cache[key] = self._latest = entry
+        entry.guard, entry.guard_code = compile_guard(sources), sources.guard_source()
+        entry.setters = [slot.set for slot in sources.slots]
+        self._entries.insert(0, entry)
         start = time.perf_counter()
         result, reason = self._trace(entry, sources, args, kwargs)
         entry.compile_seconds = time.perf_counter() - start
@@ -210,7 +232,10 @@ class CompiledFunction:
 
     def _generate(self, entry, graph):
         eliminate_dead_code(graph)
-        if self.reuse:
+        eliminate_copies(graph)
+        if self.options["rematerialize"]:
+            rematerialize(graph)
+        if self.options["reuse_buffers"]:
             reuse_buffers(graph)
         entry.inputs = [entry.inputs[id(p)] for p in graph.placeholders]
         source, globals_ = graph.python_code(_safe_name(_name(self.fn)))
@@ -318,18 +343,20 @@ def compile(model=None, *, fullgraph=False, cache_size_limit=8, dynamic=None, ba
     """Compile ``model`` (a function or a Module), as ``torch.compile``; usable as a decorator.
 
     ``fullgraph=True`` raises ``GraphBreak`` where the step cannot be one graph (after running
-    it eagerly) instead of quietly running it eagerly. ``dynamic``, ``backend``, ``mode`` and
-    ``options`` are accepted for PyTorch's spelling; chibigrad has one backend (numpy code)."""
+    it eagerly) instead of quietly running it eagerly. ``options`` switches passes on or off
+    (``DEFAULT_OPTIONS``). ``backend`` and ``mode`` are accepted for PyTorch's spelling;
+    chibigrad has one backend (numpy code)."""
     if dynamic:
         raise NotImplementedError("chibigrad.compile specializes on shapes: dynamic=True is not supported; "
                                   "a new shape recompiles")
     if model is None:
-        return lambda m: compile(m, fullgraph=fullgraph, cache_size_limit=cache_size_limit, disable=disable)
+        return lambda m: compile(m, fullgraph=fullgraph, cache_size_limit=cache_size_limit, options=options,
+                                 disable=disable)
     if not callable(model):
         raise TypeError(f"chibigrad.compile expects a function or a Module, but got {type(model).__name__}")
     if disable:
         return model
-    return CompiledFunction(model, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
+    return CompiledFunction(model, fullgraph=fullgraph, cache_size_limit=cache_size_limit, options=options)
 
 
 class ExplainOutput:

@@ -13,6 +13,9 @@ import operator
 import numpy as np
 
 
+FREE_MIN_BYTES = 65536  # smaller values are not worth a line of code
+
+
 class Node:
     """One operation of the graph. ``value`` is what it computed while tracing (shapes,
     dtypes and memory come from it); ``phase`` is forward, backward or update."""
@@ -100,6 +103,24 @@ class Graph:
     def output(self, nodes):
         return self._add(Node("output", "output", args=tuple(nodes)))
 
+    def _frees(self):
+        """Where to ``del`` each large value made by the step: after the last node that reads it,
+        so a value lives no longer than in eager mode (the memory it holds is then freed once
+        no other view of it is left)."""
+        last, external = {}, {n.storage for n in self.nodes if n.op in ("placeholder", "constant", "buffer")}
+        for i, node in enumerate(self.nodes):
+            if node.op == "call" and node.mutates is None and "out" not in node.kwargs and \
+                    node.storage not in external and getattr(node.value, "nbytes", 0) >= FREE_MIN_BYTES:
+                last[node.name] = i
+            for a in node.inputs:
+                if a.name in last:
+                    last[a.name] = i if node.op != "output" else None
+        frees = {}
+        for name, i in last.items():
+            if i is not None:
+                frees.setdefault(i, []).append(name)
+        return frees
+
     @property
     def placeholders(self):
         return [n for n in self.nodes if n.op == "placeholder"]
@@ -114,8 +135,9 @@ class Graph:
         """The graph as Python source and the globals it needs (``np`` and its constants)."""
         globals_ = {"np": np, "operator": operator, "DataCheckFailed": DataCheckFailed}
         mutated = self.mutated_storages()
+        frees = self._frees()
         lines, phase = [], None
-        for node in self.nodes:
+        for i, node in enumerate(self.nodes):
             if node.op == "buffer":
                 globals_[node.name] = node.value
                 continue
@@ -135,6 +157,8 @@ class Graph:
                 lines.append(f"        raise DataCheckFailed({value.name!r})")
             elif node.op == "output":
                 lines.append(f"    return ({''.join(a.name + ', ' for a in node.args)})")
+            if i in frees:
+                lines.append(f"    del {', '.join(frees[i])}")
         args = ", ".join(p.name for p in self.placeholders)
         return f"def {fn_name}({args}):\n" + "\n".join(lines) + "\n", globals_
 

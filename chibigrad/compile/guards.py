@@ -1,18 +1,24 @@
 """Sources and guards: which tensors a step reads, and what must hold to replay its graph.
 
 A compiled step reads tensors the caller does not pass explicitly: a module's parameters
-and their ``.grad``, an optimizer's state. ``find_sources`` walks from the function's
+and their ``.grad``, an optimizer's state. ``Sources`` walks from the function's
 arguments, closure variables and globals (into Modules, Optimizers, lists and dicts) and
-returns, in a fixed order, every tensor slot with a readable path (``model.0.weight.grad``)
+lists, in a fixed order, every tensor slot with a readable path (``model.0.weight.grad``)
 and every Python value the step may have baked in (a learning rate, ``module.training``).
 
-The guard of a compiled graph is that list reduced to what the graph depends on: each
-tensor's identity, shape, dtype, device and ``requires_grad``, each slot holding a tensor
-or None, each Python value, and the grad mode. A call whose guard differs recompiles.
+The guard of a graph checks all of that again before each replay: each tensor's shape,
+dtype, device and ``requires_grad``, the identity of parameters, modules and optimizers,
+each slot holding a tensor or None, each Python value, and the grad mode. As in
+``torch._dynamo``, the checks are generated as one Python function (``guard_source``)
+that reads exactly the fields the walk read, so a replay costs a few microseconds of
+guards instead of a walk.
 """
+import functools
 import types
 
-from ..autograd.grad_mode import is_grad_enabled
+import numpy as np
+
+from ..autograd import grad_mode
 from ..nn.modules.module import Module
 from ..optim.optimizer import Optimizer
 from ..tensor import Tensor
@@ -31,84 +37,180 @@ class Slot:
 
 
 class Sources:
-    """Every tensor slot and Python value a call can reach, and the call's guard key."""
+    """Every tensor slot and Python value a call can reach, its guard key, and the source
+    of a guard function that re-checks them all and returns the slots' tensors."""
 
     def __init__(self, fn, args, kwargs):
         self.slots, self.values, self.hooks, self._seen, self._paths = [], [], [], set(), {}
-        roots = sorted(_roots(fn, args, kwargs), key=lambda r: not isinstance(r[1], Module))  # nicer paths
-        for name, value in roots:
-            self._walk(value, name, depth=0)
+        self.globals = {"Tensor": Tensor, "ndarray": np.ndarray, "grad_mode": grad_mode._state}
+        self.lines = [f"if grad_mode.enabled is not {grad_mode._state.enabled}: return None",
+                      f"if len(args) != {len(args)} or kwargs.keys() != {set(kwargs) or '{}.keys()'}: return None"]
+        self._slot_vars, self._count = [], 0
+        roots = sorted(_roots(fn, args, kwargs, self), key=lambda r: not isinstance(r[1], Module))  # nicer paths
+        for name, value, expr in roots:
+            self._walk(value, name, expr, depth=0)
 
     def key(self):
         """Hashable, and equal for two calls exactly when one graph serves both."""
         slots = tuple((s.path,) + _describe(s.tensor, s.set is None) for s in self.slots)
-        return (("grad mode", is_grad_enabled()),) + slots + tuple(self.values)
+        return (("grad mode", grad_mode._state.enabled),) + slots + tuple(self.values)
 
-    def _walk(self, obj, path, depth):
+    def guard_source(self):
+        """``def guard(args, kwargs)``: the slots' tensors if every check holds, else None."""
+        body = self.lines + [f"return ({''.join(v + ', ' for v in self._slot_vars)})"]
+        return "def guard(args, kwargs):\n" + "".join(f"    {line}\n" for line in body)
+
+    # --- the walk: each step notes a slot or value, and the guard lines that re-check it ---
+    def _var(self, expr):
+        name = f"o{self._count}"
+        self._count += 1
+        self.lines.append(f"{name} = {expr}")
+        return name
+
+    def bind(self, value, prefix):
+        """A name in the guard's namespace for ``value`` (a closure, a globals dict)."""
+        name = f"{prefix}{id(value)}"
+        self.globals[name] = value
+        return name
+
+    def _const(self, value):
+        name = f"K{len(self.globals)}"
+        self.globals[name] = value
+        return name
+
+    def _check(self, condition):
+        self.lines.append(f"if {condition}: return None")
+
+    def _walk(self, obj, path, expr, depth):
         if isinstance(obj, Tensor):
-            self._tensor(obj, path, None)
+            self._tensor(obj, path, None, expr)
         elif id(obj) in self._seen or depth > 6:
-            return
+            if isinstance(obj, (Module, Optimizer)) or type(obj) in (list, tuple, dict):
+                self._check(f"{expr} is not {self._const(obj)}")
         elif isinstance(obj, Module):
             self._seen.add(id(obj))
-            self._module(obj, path)
+            self._module(obj, path, expr)
         elif isinstance(obj, Optimizer):
             self._seen.add(id(obj))
-            self._optimizer(obj, path)
-        elif type(obj) in (list, tuple):
+            self._optimizer(obj, path, expr)
+        elif type(obj) in (list, tuple, dict):
             self._seen.add(id(obj))
-            for i, item in enumerate(obj):
-                self._walk(item, f"{path}[{i}]", depth + 1)
-        elif type(obj) is dict:
-            self._seen.add(id(obj))
-            for k, item in obj.items():
-                self._walk(item, f"{path}[{k!r}]", depth + 1)
+            var = self._var(expr)
+            self._check(f"type({var}) is not {type(obj).__name__} or len({var}) != {len(obj)}")
+            items = obj.items() if type(obj) is dict else enumerate(obj)
+            for k, item in items:
+                if type(k) in (str, int):  # other keys are not followed
+                    self._walk(item, f"{path}[{k!r}]", f"{var}.get({k!r})" if type(obj) is dict else f"{var}[{k}]",
+                               depth + 1)
         elif isinstance(obj, types.FunctionType) and not _library(obj):
             self._seen.add(id(obj))
-            for name, value in _function_roots(obj):
-                self._walk(value, name, depth + 1)
+            self._check(f"{expr} is not {self._const(obj)}")
+            for name, value, sub_expr in _function_roots(obj, self):
+                self._walk(value, name, sub_expr, depth + 1)
         elif type(obj) in _SCALARS and depth == 0:
             self.values.append((path, obj))
+            var = self._var(expr)
+            self._check(f"type({var}) is not {type(obj).__name__} or {var} != {self._const(obj)}")
 
-    def _tensor(self, t, path, setter):
+    def _tensor(self, t, path, setter, expr):
+        """A tensor slot, and its ``.grad`` slot if it is a leaf that requires grad (fields
+        read directly: this walk runs on every compile and its guard on every call)."""
         if id(t) in self._seen:
+            if setter is None:
+                self._check(f"{expr} is not {self._const(t)}")
             return
         self._seen.add(id(t))
         self._paths[id(t)] = path
         self.slots.append(Slot(path, t, setter))
+        var = self._var(expr)
+        self._slot_vars.append(var)
+        a = t._array
+        identity = f"{var} is not {self._const(t)}" if setter is None else f"not isinstance({var}, Tensor)"
+        self._check(f"{identity} or type({var}._array) is not {self._const(type(a))} or {var}._array.shape != "
+                    f"{a.shape} or {var}._array.dtype != {self._const(a.dtype)} or {var}.requires_grad is not "
+                    f"{t.requires_grad}")
         if t._backward_hooks or t._post_accumulate_hooks:
             self.hooks.append(f"a hook on {path} runs Python")
-        if t.is_leaf and t.requires_grad:
+        self._check(f"{var}._backward_hooks or {var}._post_accumulate_hooks")
+        if t._requires_grad and t._grad_fn is None:
             grad = t._grad
-            if grad is not None and id(grad) not in self._seen:
-                self._seen.add(id(grad))
             self.slots.append(Slot(path + ".grad", grad, lambda g, t=t: setattr(t, "grad", g)))
+            gvar = self._var(f"{var}._grad")
+            self._slot_vars.append(gvar)
+            if grad is None:
+                self._check(f"{gvar} is not None")
+            else:
+                self._seen.add(id(grad))
+                ga = grad._array
+                self._check(f"{gvar} is None or type({gvar}._array) is not {self._const(type(ga))} or "
+                            f"{gvar}._array.shape != {ga.shape} or {gvar}._array.dtype != {self._const(ga.dtype)}")
 
-    def _module(self, module, path):
-        for name, sub in module.named_modules():
-            self.values.append((f"{path}{'.' + name if name else ''}.training", sub.training))
-            if sub._forward_pre_hooks or sub._forward_hooks or sub._backward_hooks or sub._backward_pre_hooks:
-                self.hooks.append(f"a hook on module {path}{'.' + name if name else ''} runs Python")
-        for name, t in list(module.named_parameters()) + list(module.named_buffers()):
-            self._tensor(t, f"{path}.{name}", None)
+    def _module(self, module, path, expr):
+        """The module's ``training`` flag and hooks, then its parameters, buffers and
+        submodules, in the order of ``named_modules``."""
+        var = self._var(expr)
+        self._check(f"{var} is not {self._const(module)} or {var}.training is not {module.training}")
+        self.values.append((path + ".training", module.training))
+        if module._forward_pre_hooks or module._forward_hooks or module._backward_hooks or \
+                module._backward_pre_hooks:
+            self.hooks.append(f"a hook on module {path} runs Python")
+        self._check(f"{var}._forward_pre_hooks or {var}._forward_hooks or {var}._backward_hooks or "
+                    f"{var}._backward_pre_hooks")
+        for field in ("_parameters", "_buffers", "_modules"):
+            members = getattr(module, field)
+            self._check(f"len({var}.{field}) != {len(members)}")
+            for name, member in members.items():
+                sub = f"{path}.{name}"
+                if member is None:
+                    self._check(f"{var}.{field}[{name!r}] is not None")
+                elif field == "_modules":
+                    if id(member) in self._seen:
+                        self._check(f"{var}.{field}[{name!r}] is not {self._const(member)}")
+                    else:
+                        self._seen.add(id(member))
+                        self._module(member, sub, f"{var}.{field}[{name!r}]")
+                else:
+                    self._tensor(member, sub, None, f"{var}.{field}[{name!r}]")
 
-    def _optimizer(self, optimizer, path):
+    def _optimizer(self, optimizer, path, expr):
+        var = self._var(expr)
+        self._check(f"{var} is not {self._const(optimizer)} or len({var}.param_groups) != "
+                    f"{len(optimizer.param_groups)}")
         for g, group in enumerate(optimizer.param_groups):
+            gvar = self._var(f"{var}.param_groups[{g}]")
+            self._check(f"len({gvar}) != {len(group)} or len({gvar}['params']) != {len(group['params'])}")
             for k, v in group.items():
                 if k != "params":
                     self.values.append((f"{path}.param_groups[{g}].{k}", _hashable(v)))
+                    self._check(f"{gvar}[{k!r}] != {self._const(v)}")
             for i, p in enumerate(group["params"]):
-                self._tensor(p, f"{path}.param_groups[{g}].params[{i}]", None)
+                self._tensor(p, f"{path}.param_groups[{g}].params[{i}]", None, f"{gvar}['params'][{i}]")
         for group in optimizer.param_groups:
             for p in group["params"]:
-                state = optimizer.state.get(p)
-                spath = f"{path}.state[{self._paths[id(p)]}]"
-                self.values.append((spath, tuple(state) if state else None))
-                for k, v in (state or {}).items():
-                    if isinstance(v, Tensor):
-                        self._tensor(v, f"{spath}[{k!r}]", lambda t, s=state, k=k: s.__setitem__(k, t))
-                    else:
-                        self.values.append((f"{spath}[{k!r}]", _hashable(v)))
+                self._state(optimizer, p, f"{path}.state[{self._paths[id(p)]}]", var)
+
+    def _state(self, optimizer, p, path, var):
+        state = optimizer.state.get(p)
+        self.values.append((path, tuple(state) if state else None))
+        svar = self._var(f"{var}.state.get({self._const(p)})")
+        if not state:
+            self._check(f"{svar}")
+            return
+        self._check(f"{svar} is not {self._const(state)} or len({svar}) != {len(state)}")
+        for k, v in state.items():
+            self._check(f"{k!r} not in {svar}")
+            if isinstance(v, Tensor):
+                self._tensor(v, f"{path}[{k!r}]", lambda t, s=state, k=k: s.__setitem__(k, t), f"{svar}[{k!r}]")
+            else:
+                self.values.append((f"{path}[{k!r}]", _hashable(v)))
+                self._check(f"{svar}[{k!r}] != {self._const(v)}")
+
+
+def compile_guard(sources):
+    """The guard function of ``sources`` (see ``Sources.guard_source``)."""
+    namespace = dict(sources.globals)
+    exec(compile(sources.guard_source(), "<chibigrad.compile guard>", "exec"), namespace)  # noqa: S102
+    return namespace["guard"]
 
 
 def _describe(t, identity):
@@ -133,42 +235,47 @@ def _library(fn):
     return module.split(".")[0] in ("chibigrad", "numpy", "builtins")
 
 
-def _roots(fn, args, kwargs):
-    """The function's own arguments by name, then what its code reads from closures and globals."""
+def _roots(fn, args, kwargs, sources):
+    """(name, value, expression) for the function's arguments, then what its code reads from
+    closures and globals."""
     target = getattr(fn, "forward", None) if isinstance(fn, Module) else fn
     code = getattr(target, "__code__", None)
     names = list(code.co_varnames[:code.co_argcount]) if code else []
+    roots = []
     if isinstance(target, types.MethodType):
-        yield "self", target.__self__
+        roots.append(("self", target.__self__, sources.bind(target.__self__, "SELF")))
         names = names[1:]
     for i, a in enumerate(args):
-        yield (names[i] if i < len(names) else f"args[{i}]"), a
-    yield from kwargs.items()
+        roots.append(((names[i] if i < len(names) else f"args[{i}]"), a, f"args[{i}]"))
+    roots += [(k, v, f"kwargs[{k!r}]") for k, v in kwargs.items()]
     if isinstance(target, types.MethodType):
         target = target.__func__
     if isinstance(target, types.FunctionType):
-        yield from _function_roots(target)
+        roots += list(_function_roots(target, sources))
+    return roots
 
 
-def _function_roots(fn):
+def _function_roots(fn, sources):
+    """Closure variables and globals ``fn`` reads, with expressions that read them again."""
     code = fn.__code__
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+    for i, (name, cell) in enumerate(zip(code.co_freevars, fn.__closure__ or ())):
         try:
-            yield name, cell.cell_contents
+            value = cell.cell_contents
         except ValueError:  # an empty cell
             continue
+        yield name, value, f"{sources.bind(fn.__closure__, 'C')}[{i}].cell_contents"
     for name in _names(code):
         if name in fn.__globals__:
             value = fn.__globals__[name]
             if not isinstance(value, types.ModuleType) and not isinstance(value, type):
-                yield name, value
+                yield name, value, f"{sources.bind(fn.__globals__, 'G')}.get({name!r})"
 
 
+@functools.lru_cache(maxsize=256)
 def _names(code):
     """Global names a code object reads, nested functions and comprehensions included."""
     found = list(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             found += [n for n in _names(const) if n not in found]
-    return found
-
+    return tuple(found)

@@ -30,6 +30,41 @@ def eliminate_dead_code(graph):
     ### END SOLUTION
 
 
+def eliminate_copies(graph):
+    """Drop ``y = x.copy()`` where nothing reads x's memory afterwards: y is then x itself.
+
+    The engine copies a gradient before handing it to ``.grad`` because eager code cannot
+    know whether another view of that memory lives on; the whole program can. Only copies
+    with the same memory layout are dropped (the strides a reader sees do not change).
+    Returns the number of copies dropped."""
+    external = {n.storage for n in graph.nodes if n.op in ("placeholder", "constant", "buffer")}
+    mutated = graph.mutated_storages()
+    replace, count = {}, 0
+    for i, node in enumerate(graph.nodes):
+        node.args, node.kwargs = _replace_all((node.args, node.kwargs), replace)
+        if node.op != "call" or node.target_name != ".copy" or len(node.args) != 1 or node.kwargs:
+            continue
+        source = node.args[0]
+        if (source.storage in external or source.storage in mutated or not isinstance(source.value, np.ndarray)
+                or source.value.strides != node.value.strides
+                or any(a.storage == source.storage for later in graph.nodes[i + 1:] for a in later.inputs)):
+            continue
+        replace[id(node)] = source
+        count += 1
+    graph.nodes = [n for n in graph.nodes if id(n) not in replace]
+    return count
+
+
+def _replace_all(obj, replace):
+    if isinstance(obj, Node):
+        return replace.get(id(obj), obj)
+    if type(obj) in (tuple, list):
+        return type(obj)(_replace_all(x, replace) for x in obj)
+    if type(obj) is dict:
+        return {k: _replace_all(v, replace) for k, v in obj.items()}
+    return obj
+
+
 def reuse_buffers(graph):
     """Element-wise results of at least BUFFER_MIN_BYTES that never leave the step are written
     into a buffer allocated once (``np.add(a, b, out=buf)``): no allocation, no page faults.
