@@ -126,15 +126,15 @@ class Sources:
         self._slot_vars.append(var)
         a = t._array
         identity = f"{var} is not {self._const(t)}" if setter is None else f"not isinstance({var}, Tensor)"
-        self._check(f"{identity} or type({var}._array) is not {self._const(type(a))} or {var}._array.shape != "
-                    f"{a.shape} or {var}._array.dtype != {self._const(a.dtype)} or {var}.requires_grad is not "
-                    f"{t.requires_grad}")
+        self._check(f"{identity} or type(a := {var}._array) is not {self._const(type(a))} or a.shape != "
+                    f"{a.shape} or a.dtype != {self._const(a.dtype)} or {var}.requires_grad is not "
+                    f"{t.requires_grad} or {var}._backward_hooks or {var}._post_accumulate_hooks")
         if t._backward_hooks or t._post_accumulate_hooks:
             self.hooks.append(f"a hook on {path} runs Python")
-        self._check(f"{var}._backward_hooks or {var}._post_accumulate_hooks")
         if t._requires_grad and t._grad_fn is None:
             grad = t._grad
-            self.slots.append(Slot(path + ".grad", grad, lambda g, t=t: setattr(t, "grad", g)))
+            # the graph's gradient has the traced shape and dtype: no need for the .grad setter's checks
+            self.slots.append(Slot(path + ".grad", grad, lambda g, t=t: setattr(t, "_grad", g)))
             gvar = self._var(f"{var}._grad")
             self._slot_vars.append(gvar)
             if grad is None:
@@ -142,24 +142,24 @@ class Sources:
             else:
                 self._seen.add(id(grad))
                 ga = grad._array
-                self._check(f"{gvar} is None or type({gvar}._array) is not {self._const(type(ga))} or "
-                            f"{gvar}._array.shape != {ga.shape} or {gvar}._array.dtype != {self._const(ga.dtype)}")
+                self._check(f"{gvar} is None or type(a := {gvar}._array) is not {self._const(type(ga))} or "
+                            f"a.shape != {ga.shape} or a.dtype != {self._const(ga.dtype)}")
 
     def _module(self, module, path, expr):
         """The module's ``training`` flag and hooks, then its parameters, buffers and
         submodules, in the order of ``named_modules``."""
         var = self._var(expr)
-        self._check(f"{var} is not {self._const(module)} or {var}.training is not {module.training}")
         self.values.append((path + ".training", module.training))
         if module._forward_pre_hooks or module._forward_hooks or module._backward_hooks or \
                 module._backward_pre_hooks:
             self.hooks.append(f"a hook on module {path} runs Python")
-        self._check(f"{var}._forward_pre_hooks or {var}._forward_hooks or {var}._backward_hooks or "
-                    f"{var}._backward_pre_hooks")
+        sizes = " or ".join(f"len({var}.{f}) != {len(getattr(module, f))}" for f in ("_parameters", "_buffers",
+                                                                                   "_modules"))
+        self._check(f"{var} is not {self._const(module)} or {var}.training is not {module.training} or "
+                    f"{var}._forward_pre_hooks or {var}._forward_hooks or {var}._backward_hooks or "
+                    f"{var}._backward_pre_hooks or {sizes}")
         for field in ("_parameters", "_buffers", "_modules"):
-            members = getattr(module, field)
-            self._check(f"len({var}.{field}) != {len(members)}")
-            for name, member in members.items():
+            for name, member in getattr(module, field).items():
                 sub = f"{path}.{name}"
                 if member is None:
                     self._check(f"{var}.{field}[{name!r}] is not None")
