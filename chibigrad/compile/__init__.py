@@ -59,9 +59,11 @@ def _node_hooks(node):
     return None
 
 
-DEFAULT_OPTIONS = {"reuse_buffers": True, "rematerialize": False}
+DEFAULT_OPTIONS = {"reuse_buffers": True, "rematerialize": False, "reuse_names_above": 500}
 """``options`` of ``compile``: write large element-wise results into buffers kept between calls;
-recompute cheap forward values in backward instead of keeping them."""
+recompute cheap forward values in backward instead of keeping them; in graphs of more nodes
+than ``reuse_names_above``, let a value take the name of a dead one (fewer live arrays; a short
+program keeps one name per value, easier to read)."""
 
 
 class _Entry:
@@ -237,6 +239,8 @@ class CompiledFunction:
             rematerialize(graph)
         if self.options["reuse_buffers"]:
             reuse_buffers(graph)
+        if len(graph.nodes) > self.options["reuse_names_above"]:
+            graph.reuse_names()
         entry.inputs = [entry.inputs[id(p)] for p in graph.placeholders]
         source, globals_ = graph.python_code(_safe_name(_name(self.fn)))
         filename = f"<chibigrad.compile {_name(self.fn)} #{self.compile_count}>"

@@ -103,22 +103,59 @@ class Graph:
     def output(self, nodes):
         return self._add(Node("output", "output", args=tuple(nodes)))
 
-    def _frees(self):
-        """Where to ``del`` each large value made by the step: after the last node that reads it,
-        so a value lives no longer than in eager mode (the memory it holds is then freed once
-        no other view of it is left)."""
-        last, external = {}, {n.storage for n in self.nodes if n.op in ("placeholder", "constant", "buffer")}
+    def reuse_names(self):
+        """Give a value the name of a dead value of the same kind (``add_3 = multiply_1 + b`` can
+        become ``add = multiply + b`` once the old ``add`` is dead), as ``y = y * w + b`` does by
+        hand: rebinding the name frees the old array at once, so a long program keeps few
+        arrays alive and hot in the cache."""
+        last, root = {}, {}
         for i, node in enumerate(self.nodes):
-            if node.op == "call" and node.mutates is None and "out" not in node.kwargs and \
-                    node.storage not in external and getattr(node.value, "nbytes", 0) >= FREE_MIN_BYTES:
-                last[node.name] = i
+            if node.op == "call":
+                root[id(node)] = root.get(id(node.mutates), id(node.mutates)) if node.mutates is not None else id(node)
             for a in node.inputs:
-                if a.name in last:
-                    last[a.name] = i if node.op != "output" else None
-        frees = {}
-        for name, i in last.items():
-            if i is not None:
-                frees.setdefault(i, []).append(name)
+                if id(a) in root:
+                    last[root[id(a)]] = len(self.nodes) if node.op == "output" else i
+        free, renamed = {}, {}
+        for i, node in enumerate(self.nodes):
+            for a in node.inputs:
+                r = root.get(id(a))
+                if r in renamed and last.get(r) == i and r not in free.get("released", ()):
+                    free.setdefault("released", set()).add(r)
+                    free.setdefault(renamed[r][1], []).append(renamed[r][0])
+            if node.op != "call":
+                continue
+            if node.mutates is not None:  # writes into an array: keeps that array's name
+                r = root[id(node)]
+                node.name = renamed[r][0] if r in renamed else node.mutates.name
+                continue
+            base = node.name.rstrip("0123456789").rstrip("_") or node.name
+            pool = free.get(base)
+            if pool and id(node) in last:
+                node.name = pool.pop()
+            renamed[id(node)] = (node.name, base)
+            if id(node) not in last:  # never read: free its name right away
+                free.setdefault("released", set()).add(id(node))
+                free.setdefault(base, []).append(node.name)
+
+    def _frees(self):
+        """Where to ``del`` a large value made by the step: after its last read, unless its name
+        is bound again later (which frees it too)."""
+        external = {n.storage for n in self.nodes if n.op in ("placeholder", "constant", "buffer")}
+        open_, frees = {}, {}
+        for i, node in enumerate(self.nodes):
+            for a in node.inputs:
+                if a.name in open_ and node.op != "output":
+                    open_[a.name][1] = i
+                elif a.name in open_:
+                    del open_[a.name]
+            if node.op == "call" and node.mutates is None:
+                large = node.storage not in external and getattr(node.value, "nbytes", 0) >= FREE_MIN_BYTES \
+                    and "out" not in node.kwargs
+                open_.pop(node.name, None)
+                if large:
+                    open_[node.name] = [i, i]
+        for name, (_, i) in open_.items():
+            frees.setdefault(i, []).append(name)
         return frees
 
     @property
