@@ -6,7 +6,7 @@
 2. the tiny chain ``y = y * w + b`` (2,000 steps on shape (4,), then ``y.sum().backward()``),
    compiled, per op against one plain numpy op; budget <= 4x (eager: <= 45x);
 3. compile time, and memory: the compiled step's tracemalloc peak against eager's, and the
-   rematerialisation pass against chapter 7's checkpointing on a deeper MLP.
+   rematerialisation pass against chapter 7's checkpointing on a deeper net (SiLU written out).
 
 Every compiled result is checked against eager first (bitwise: same numpy calls, same order).
 
@@ -25,11 +25,11 @@ import chibigrad.nn.functional as F
 from bench_mlp_step import BATCH, LR, SIZES, NumpyMLP
 from chibigrad import memory, nn, optim
 from chibigrad.compile import passes
-from chibigrad.utils.checkpoint import checkpoint_sequential
+from chibigrad.utils.checkpoint import checkpoint
 
 STEPS = 50 if QUICK else 2000
 REPEATS, WARMUP, BLOCK = (3, 1, 2) if QUICK else (200, 20, 25)
-DEPTH, WIDTH, DEEP_BATCH = (4, 16, 32) if QUICK else (16, 256, 512)
+DEPTH, WIDTH, DEEP_BATCH = (4, 16, 32) if QUICK else (16, 256, 256)
 MB = 2 ** 20
 
 
@@ -149,51 +149,75 @@ def bench_tiny_chain():
     return same
 
 
+class SiLUNet(nn.Module):
+    """Linear layers with SiLU written out (z * sigmoid(z)): element-wise values that backward
+    reads, the case rematerialisation is for."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(WIDTH, WIDTH) for _ in range(DEPTH)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            z = layer(x)
+            x = z * torch.sigmoid(z)
+        return x
+
+
 def bench_rematerialisation():
     """Chapter 7's question again: memory held between forward and backward. Eager: peak
-    tensor data plain and with checkpoint_sequential; compiled: the peak of a program that
-    frees each value after its last use, without and with the rematerialisation pass."""
+    tensor data plain and with checkpoint_sequential; compiled: the peak of the generated
+    program (it frees each value after its last use), without and with rematerialisation."""
     torch.manual_seed(0)
-    model = mlp([WIDTH] * (DEPTH + 1))
+    model = SiLUNet()
     x = torch.randn(DEEP_BATCH, WIDTH)
-
-    def plain(model_, x_):
-        model_(x_).mean().backward()
-
-    def checkpointed(model_, x_):
-        checkpoint_sequential(model_, 4, x_, use_reentrant=False).mean().backward()
 
     def step(x_):
         model.zero_grad()
-        plain(model, x_)
+        model(x_).mean().backward()
+
+    def checkpointed(x_):
+        model.zero_grad()
+        segments = [nn.Sequential(*model.layers[i:i + DEPTH // 4]) for i in range(0, DEPTH, DEPTH // 4)]
+        h = x_
+        for segment in segments:
+            h = checkpoint(lambda t, s=segment: _silu_segment(s, t), h, use_reentrant=False)
+        h.mean().backward()
 
     eager_peaks = {}
-    for name, fn in (("plain", plain), ("checkpointed", checkpointed)):
-        model.zero_grad()
+    for name, fn in (("plain", step), ("checkpointed", checkpointed)):
         base = memory.allocated()
         memory.reset_peak()
-        fn(model, x)
+        fn(x)
         eager_peaks[name] = memory.max_allocated() - base
-    compiled_peaks, measured = {}, {}
+    compiled_peaks, measured, counts, times = {}, {}, {}, {}
     for remat in (False, True):
         compiled = torch.compile(step, options={"rematerialize": remat, "reuse_buffers": False})
         for _ in range(3):
             compiled(x)
         compiled_peaks[remat] = passes.peak_bytes(compiled.graph)
+        counts[remat] = compiled.code.count("_recomputed = ")
         tracemalloc.start()
         compiled(x)
         measured[remat] = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    recomputed = sum(1 for n in compiled.graph.nodes if n.name.endswith("recomputed"))
-    print(f"{DEPTH} x (Linear({WIDTH}, {WIDTH}) + ReLU), batch {DEEP_BATCH}; one activation "
-          f"{DEEP_BATCH * WIDTH * 4 / MB:.1f} MB")
-    print(f"eager peak tensor data: plain {eager_peaks['plain'] / MB:.1f} MB, checkpoint_sequential(4 segments) "
+        times[remat] = interleaved({"step": lambda c=compiled: c(x)}, 3 if QUICK else 10)["step"]
+    print(f"{DEPTH} x (Linear({WIDTH}, {WIDTH}) + SiLU as z * sigmoid(z)), batch {DEEP_BATCH}; one activation "
+          f"{DEEP_BATCH * WIDTH * 4 / MB:.2f} MB")
+    print(f"eager peak tensor data: plain {eager_peaks['plain'] / MB:.1f} MB, checkpointed in 4 segments "
           f"{eager_peaks['checkpointed'] / MB:.1f} MB")
-    print(f"compiled peak (freed after last use): {compiled_peaks[False] / MB:.1f} MB, rematerialised "
-          f"{compiled_peaks[True] / MB:.1f} MB ({recomputed} values recomputed in backward); tracemalloc "
-          f"{measured[False] / MB:.1f} MB and {measured[True] / MB:.1f} MB")
-    report("compiled rematerialised / plain peak", compiled_peaks[True] / compiled_peaks[False])
-    report("eager checkpointed / plain peak", eager_peaks["checkpointed"] / eager_peaks["plain"])
+    print(f"compiled peak: {compiled_peaks[False] / MB:.1f} MB, rematerialised {compiled_peaks[True] / MB:.1f} MB "
+          f"({counts[True]} ops recomputed in backward); tracemalloc {measured[False] / MB:.1f} MB and "
+          f"{measured[True] / MB:.1f} MB; step {times[False] * 1e3:.1f} ms and {times[True] * 1e3:.1f} ms")
+    report("compiled rematerialised / compiled peak", compiled_peaks[True] / compiled_peaks[False])
+    report("eager checkpointed / eager peak", eager_peaks["checkpointed"] / eager_peaks["plain"])
+
+
+def _silu_segment(segment, x):
+    for layer in segment:
+        z = layer(x)
+        x = z * torch.sigmoid(z)
+    return x
 
 
 def main():

@@ -150,9 +150,9 @@ class CompiledFunction:
             if kind == "rebind":
                 slots[i]._array = array
             elif kind == "new":
-                entry.setters[i](wrap(array, requires_grad))
+                entry.setters[i](slots, wrap(array, requires_grad))
             else:
-                entry.setters[i](None)
+                entry.setters[i](slots, None)
         return _build(entry.outputs, results[len(entry.writebacks):])
 
     # --- compile --------------------------------------------------------------------------

@@ -30,10 +30,10 @@ class Slot:
     """A place holding a tensor (or None): its path, the tensor, and how to put another one there
     (``set`` is None where the step may not change what the slot holds)."""
 
-    __slots__ = ("path", "tensor", "set")
+    __slots__ = ("path", "tensor", "set", "identity")
 
-    def __init__(self, path, tensor, set=None):  # noqa: A002 - a setter, named as in property()
-        self.path, self.tensor, self.set = path, tensor, set
+    def __init__(self, path, tensor, set=None, identity=False):  # noqa: A002 - a setter, as in property()
+        self.path, self.tensor, self.set, self.identity = path, tensor, set, identity
 
 
 class Sources:
@@ -52,7 +52,7 @@ class Sources:
 
     def key(self):
         """Hashable, and equal for two calls exactly when one graph serves both."""
-        slots = tuple((s.path,) + _describe(s.tensor, s.set is None) for s in self.slots)
+        slots = tuple((s.path,) + _describe(s.tensor, s.identity) for s in self.slots)
         return (("grad mode", grad_mode._state.enabled),) + slots + tuple(self.values)
 
     def guard_source(self):
@@ -83,7 +83,7 @@ class Sources:
 
     def _walk(self, obj, path, expr, depth):
         if isinstance(obj, Tensor):
-            self._tensor(obj, path, None, expr)
+            self._tensor(obj, path, None, expr, identity=False)
         elif id(obj) in self._seen or depth > 6:
             if isinstance(obj, (Module, Optimizer)) or type(obj) in (list, tuple, dict):
                 self._check(f"{expr} is not {self._const(obj)}")
@@ -112,29 +112,31 @@ class Sources:
             var = self._var(expr)
             self._check(f"type({var}) is not {type(obj).__name__} or {var} != {self._const(obj)}")
 
-    def _tensor(self, t, path, setter, expr):
+    def _tensor(self, t, path, setter, expr, identity):
         """A tensor slot, and its ``.grad`` slot if it is a leaf that requires grad (fields
         read directly: this walk runs on every compile and its guard on every call)."""
         if id(t) in self._seen:
-            if setter is None:
+            if identity:
                 self._check(f"{expr} is not {self._const(t)}")
             return
         self._seen.add(id(t))
         self._paths[id(t)] = path
-        self.slots.append(Slot(path, t, setter))
+        self.slots.append(Slot(path, t, setter, identity))
         var = self._var(expr)
         self._slot_vars.append(var)
         a = t._array
-        identity = f"{var} is not {self._const(t)}" if setter is None else f"not isinstance({var}, Tensor)"
-        self._check(f"{identity} or type(a := {var}._array) is not {self._const(type(a))} or a.shape != "
+        same = f"{var} is not {self._const(t)}" if identity else f"not isinstance({var}, Tensor)"
+        self._check(f"{same} or type(a := {var}._array) is not {self._const(type(a))} or a.shape != "
                     f"{a.shape} or a.dtype != {self._const(a.dtype)} or {var}.requires_grad is not "
                     f"{t.requires_grad} or {var}._backward_hooks or {var}._post_accumulate_hooks")
         if t._backward_hooks or t._post_accumulate_hooks:
             self.hooks.append(f"a hook on {path} runs Python")
         if t._requires_grad and t._grad_fn is None:
             grad = t._grad
-            # the graph's gradient has the traced shape and dtype: no need for the .grad setter's checks
-            self.slots.append(Slot(path + ".grad", grad, lambda g, t=t: setattr(t, "_grad", g)))
+            # the graph's gradient has the traced shape and dtype: no need for the .grad setter's checks;
+            # the owner is the slot before (an argument may be another tensor at the next call)
+            owner = len(self.slots) - 1
+            self.slots.append(Slot(path + ".grad", grad, lambda slots, g, o=owner: setattr(slots[o], "_grad", g)))
             gvar = self._var(f"{var}._grad")
             self._slot_vars.append(gvar)
             if grad is None:
@@ -170,7 +172,7 @@ class Sources:
                         self._seen.add(id(member))
                         self._module(member, sub, f"{var}.{field}[{name!r}]")
                 else:
-                    self._tensor(member, sub, None, f"{var}.{field}[{name!r}]")
+                    self._tensor(member, sub, None, f"{var}.{field}[{name!r}]", identity=True)
 
     def _optimizer(self, optimizer, path, expr):
         var = self._var(expr)
@@ -184,7 +186,7 @@ class Sources:
                     self.values.append((f"{path}.param_groups[{g}].{k}", _hashable(v)))
                     self._check(f"{gvar}[{k!r}] != {self._const(v)}")
             for i, p in enumerate(group["params"]):
-                self._tensor(p, f"{path}.param_groups[{g}].params[{i}]", None, f"{gvar}['params'][{i}]")
+                self._tensor(p, f"{path}.param_groups[{g}].params[{i}]", None, f"{gvar}['params'][{i}]", True)
         for group in optimizer.param_groups:
             for p in group["params"]:
                 self._state(optimizer, p, f"{path}.state[{self._paths[id(p)]}]", var)
@@ -200,7 +202,8 @@ class Sources:
         for k, v in state.items():
             self._check(f"{k!r} not in {svar}")
             if isinstance(v, Tensor):
-                self._tensor(v, f"{path}[{k!r}]", lambda t, s=state, k=k: s.__setitem__(k, t), f"{svar}[{k!r}]")
+                self._tensor(v, f"{path}[{k!r}]", lambda slots, t, s=state, k=k: s.__setitem__(k, t),
+                             f"{svar}[{k!r}]", identity=False)
             else:
                 self.values.append((f"{path}[{k!r}]", _hashable(v)))
                 self._check(f"{svar}[{k!r}] != {self._const(v)}")

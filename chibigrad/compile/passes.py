@@ -89,41 +89,70 @@ def _bufferable(node, escaping):
             and value.ndim > 0 and value.nbytes >= BUFFER_MIN_BYTES and node.storage not in escaping)
 
 
-def rematerialize(graph):
-    """Recompute cheap element-wise forward values next to their first use in backward.
+def rematerialize(graph, max_ops=16):
+    """Recompute cheap element-wise forward values in backward instead of keeping them.
 
-    A forward value used in backward stays alive from forward to backward. If it is one
-    element-wise numpy call whose inputs are alive at that use anyway (used later, or
-    inputs of the step), recomputing it there costs one cheap op and frees its memory
-    for the whole time between. Returns the number of values recomputed."""
+    A forward value that backward reads stays alive from forward to backward. If it is made
+    by a chain of element-wise numpy calls from values that backward keeps anyway (inputs,
+    matmul results), the chain can run again right before backward needs it: a few cheap
+    ops buy the memory of that value for the whole time in between (the trade AOTAutograd's
+    min-cut partitioner makes). Returns the number of values recomputed."""
     mutated = graph.mutated_storages()
-    position = {id(n): i for i, n in enumerate(graph.nodes)}
-    last_use = _last_uses(graph)
-    moves = {}
-    for node in graph.nodes:
-        if not _cheap(node, mutated):
+    first_use, backward_users = {}, {}
+    for i, node in enumerate(graph.nodes):
+        if node.phase in ("backward", "update"):
+            for a in node.inputs:
+                if a.phase == "forward" or a.op in ("placeholder", "constant"):
+                    first_use.setdefault(id(a), i)
+                    backward_users.setdefault(id(a), []).append(node)
+    clones, inserts = {}, {}
+
+    def recompute(node, plan):
+        """Append the chain that recomputes ``node`` to ``plan``; False if it cannot be."""
+        if node.op in ("placeholder", "constant") or id(node) in clones:
+            return True
+        if id(node) in first_use and not _elementwise(node, mutated):
+            return True  # backward keeps it anyway
+        if not _elementwise(node, mutated) or len(plan) >= max_ops:
+            return False
+        if not all(recompute(a, plan) for a in node.inputs):
+            return False
+        if node not in plan:
+            plan.append(node)
+        return True
+
+    count = 0
+    for node_id, at in sorted(first_use.items(), key=lambda item: item[1]):
+        node = next(n for n in backward_users[node_id][0].inputs if id(n) == node_id)
+        plan = []
+        if node.op != "call" or not recompute(node, plan) or not plan:
             continue
-        users = [n for n in graph.nodes if node in n.inputs]
-        later = [u for u in users if u.phase in ("backward", "update")]
-        if not later or len(later) == len(users) and later[0].phase == node.phase:
-            continue
-        first = min(position[id(u)] for u in later)
-        if all(a.op in ("placeholder", "constant") or last_use[a.storage] >= first for a in node.inputs):
-            moves[id(node)] = (first, later)
-    for node_id, (first, later) in sorted(moves.items(), key=lambda m: -m[1][0]):
-        original = graph.nodes[next(i for i, n in enumerate(graph.nodes) if id(n) == node_id)]
-        clone = Node("call", graph._name(original.name + "_recomputed"), original.target, original.target_name,
-                     original.args, original.kwargs, original.value, later[0].phase)
-        graph.nodes.insert(first, clone)
-        for user in later:
-            user.args, user.kwargs = _replace((user.args, user.kwargs), original, clone)
-    return len(moves)
+        for original in plan:
+            args, kwargs = _replace_all((original.args, original.kwargs), clones)
+            clone = Node("call", graph._name(original.name + "_recomputed"), original.target, original.target_name,
+                         args, kwargs, original.value.copy(), "backward")  # its own memory, for peak_bytes
+            clones[id(original)] = clone
+            inserts.setdefault(at, []).append(clone)
+        count += 1
+    nodes = []
+    for i, node in enumerate(graph.nodes):
+        nodes += inserts.get(i, [])
+        if node.phase in ("backward", "update") and node.op in ("call", "check"):
+            node.args, node.kwargs = _replace_all((node.args, node.kwargs), clones)
+        nodes.append(node)
+    graph.nodes = nodes
+    return count
 
 
-def _cheap(node, mutated):
-    return (node.op == "call" and node.phase == "forward" and isinstance(node.target, np.ufunc)
-            and node.target.nin <= 2 and node.mutates is None and "out" not in node.kwargs
+_ELEMENTWISE_FUNCTIONS = (np.where,)
+
+
+def _elementwise(node, mutated):
+    """One element-wise numpy call (no matmul), writing nothing and reading nothing written."""
+    return (node.op == "call" and node.phase == "forward" and node.mutates is None and "out" not in node.kwargs
             and isinstance(node.value, np.ndarray) and node.storage not in mutated
+            and ((isinstance(node.target, np.ufunc) and node.target is not np.matmul)
+                 or node.target in _ELEMENTWISE_FUNCTIONS or node.target_name == ".astype")
             and not any(a.storage in mutated for a in node.inputs))
 
 
