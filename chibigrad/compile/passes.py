@@ -98,6 +98,11 @@ def rematerialize(graph, max_ops=16):
     ops buy the memory of that value for the whole time in between (the trade AOTAutograd's
     min-cut partitioner makes). Returns the number of values recomputed."""
     mutated = graph.mutated_storages()
+    writes, position = {}, {}
+    for i, node in enumerate(graph.nodes):
+        position[id(node)] = i
+        if node.mutates is not None:
+            writes.setdefault(node.mutates.storage, []).append(i)
     first_use, backward_users = {}, {}
     for i, node in enumerate(graph.nodes):
         if node.phase in ("backward", "update"):
@@ -107,15 +112,16 @@ def rematerialize(graph, max_ops=16):
                     backward_users.setdefault(id(a), []).append(node)
     clones, inserts = {}, {}
 
-    def recompute(node, plan):
+    def recompute(node, plan, at):
         """Append the chain that recomputes ``node`` to ``plan``; False if it cannot be."""
         if node.op in ("placeholder", "constant") or id(node) in clones:
             return True
         if id(node) in first_use and not _elementwise(node, mutated):
             return True  # backward keeps it anyway
-        if not _elementwise(node, mutated) or len(plan) >= max_ops:
-            return False
-        if not all(recompute(a, plan) for a in node.inputs):
+        if not _elementwise(node, mutated) or len(plan) >= max_ops or any(
+                position[id(node)] < w < at for a in node.inputs for w in writes.get(a.storage, ())):
+            return False  # not element-wise, too long, or an input is written in between
+        if not all(recompute(a, plan, at) for a in node.inputs):
             return False
         if node not in plan:
             plan.append(node)
@@ -125,7 +131,7 @@ def rematerialize(graph, max_ops=16):
     for node_id, at in sorted(first_use.items(), key=lambda item: item[1]):
         node = next(n for n in backward_users[node_id][0].inputs if id(n) == node_id)
         plan = []
-        if node.op != "call" or not recompute(node, plan) or not plan:
+        if node.op != "call" or not recompute(node, plan, at) or not plan:
             continue
         for original in plan:
             args, kwargs = _replace_all((original.args, original.kwargs), clones)
@@ -148,12 +154,11 @@ _ELEMENTWISE_FUNCTIONS = (np.where,)
 
 
 def _elementwise(node, mutated):
-    """One element-wise numpy call (no matmul), writing nothing and reading nothing written."""
+    """One element-wise numpy call (no matmul) whose result is never written in place."""
     return (node.op == "call" and node.phase == "forward" and node.mutates is None and "out" not in node.kwargs
             and isinstance(node.value, np.ndarray) and node.storage not in mutated
             and ((isinstance(node.target, np.ufunc) and node.target is not np.matmul)
-                 or node.target in _ELEMENTWISE_FUNCTIONS or node.target_name == ".astype")
-            and not any(a.storage in mutated for a in node.inputs))
+                 or node.target in _ELEMENTWISE_FUNCTIONS or node.target_name == ".astype"))
 
 
 def _replace(obj, old, new):
