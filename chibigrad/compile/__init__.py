@@ -159,7 +159,7 @@ class CompiledFunction:
     def _compile(self, key, sources, args, kwargs):
         entry = _Entry(key)
         if self._cache:
-            reason = _guard_difference(self._latest.key if self._latest else next(iter(self._cache)), key)
+            reason = _guard_difference(min(self._cache, key=lambda old: _distance(old, key)), key)
             self.recompile_reasons.append(reason)
             log.info("chibigrad.compile: recompiling %s (compile %d): %s", _name(self.fn), self.compile_count + 1,
                      reason)
@@ -310,6 +310,12 @@ def _detach_all(result, slots):
     for t in tensors:
         if isinstance(t._array, TracedArray):
             t._array, t._meta = t._array.view(np.ndarray), None
+
+
+def _distance(old, new):
+    """How many guard entries differ: the recompile reason is given against the closest graph."""
+    old_d = {e[0]: e[1:] for e in old}
+    return sum(old_d.get(e[0]) != e[1:] for e in new) + abs(len(old) - len(new))
 
 
 def _guard_difference(old, new):

@@ -128,7 +128,8 @@ class Sources:
         same = f"{var} is not {self._const(t)}" if identity else f"not isinstance({var}, Tensor)"
         self._check(f"{same} or type(a := {var}._array) is not {self._const(type(a))} or a.shape != "
                     f"{a.shape} or a.dtype != {self._const(a.dtype)} or {var}.requires_grad is not "
-                    f"{t.requires_grad} or {var}._backward_hooks or {var}._post_accumulate_hooks")
+                    f"{t.requires_grad} or bool({var}._backward_hooks or {var}._post_accumulate_hooks) is not "
+                    f"{bool(t._backward_hooks or t._post_accumulate_hooks)}")
         if t._backward_hooks or t._post_accumulate_hooks:
             self.hooks.append(f"a hook on {path} runs Python")
         if t._requires_grad and t._grad_fn is None:
@@ -157,9 +158,11 @@ class Sources:
             self.hooks.append(f"a hook on module {path} runs Python")
         sizes = " or ".join(f"len({var}.{f}) != {len(getattr(module, f))}" for f in ("_parameters", "_buffers",
                                                                                    "_modules"))
+        hooks = bool(module._forward_pre_hooks or module._forward_hooks or module._backward_hooks or
+                     module._backward_pre_hooks)
         self._check(f"{var} is not {self._const(module)} or {var}.training is not {module.training} or "
-                    f"{var}._forward_pre_hooks or {var}._forward_hooks or {var}._backward_hooks or "
-                    f"{var}._backward_pre_hooks or {sizes}")
+                    f"bool({var}._forward_pre_hooks or {var}._forward_hooks or {var}._backward_hooks or "
+                    f"{var}._backward_pre_hooks) is not {hooks} or {sizes}")
         for field in ("_parameters", "_buffers", "_modules"):
             for name, member in getattr(module, field).items():
                 sub = f"{path}.{name}"

@@ -374,7 +374,10 @@ def _user_frame():
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
         if not (name.startswith("chibigrad") or name.startswith("numpy")):
-            return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} in {frame.f_code.co_name}"
+            filename = frame.f_code.co_filename
+            where = "" if "ipykernel" in filename else f"{filename.rsplit('/', 1)[-1]}:"  # a notebook cell
+            return f"{where}line {frame.f_lineno} in {frame.f_code.co_name}" if not where else \
+                f"{where}{frame.f_lineno} in {frame.f_code.co_name}"
         frame = frame.f_back
     return "an unknown place"
 
