@@ -59,8 +59,9 @@ def _node_hooks(node):
     return None
 
 
-DEFAULT_OPTIONS = {"reuse_buffers": True, "rematerialize": False, "reuse_names_above": 500}
-"""``options`` of ``compile``: write large element-wise results into buffers kept between calls;
+DEFAULT_OPTIONS = {"passes": (), "reuse_buffers": True, "rematerialize": False, "reuse_names_above": 500}
+"""``options`` of ``compile``: your own passes, each a function that changes a Graph in place
+(run after dead-code elimination); write large element-wise results into buffers kept between calls;
 recompute cheap forward values in backward instead of keeping them; in graphs of more nodes
 than ``reuse_names_above``, let a value take the name of a dead one (fewer live arrays; a short
 program keeps one name per value, easier to read)."""
@@ -234,6 +235,9 @@ class CompiledFunction:
 
     def _generate(self, entry, graph):
         eliminate_dead_code(graph)
+        for graph_pass in self.options["passes"]:
+            graph_pass(graph)
+            eliminate_dead_code(graph)
         eliminate_copies(graph)
         if self.options["rematerialize"]:
             rematerialize(graph)

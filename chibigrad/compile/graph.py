@@ -179,9 +179,11 @@ class Graph:
                 globals_[node.name] = node.value
                 continue
             if node.op == "constant":
-                globals_[node.name] = node.value
                 if node.storage in mutated:  # written by the step: each call starts from the value traced
-                    lines.append(f"    {node.name} = {node.name}.copy()")
+                    globals_["traced_" + node.name] = node.value
+                    lines.append(f"    {node.name} = traced_{node.name}.copy()")
+                else:
+                    globals_[node.name] = node.value
                 continue
             if node.op in ("call", "check") and node.phase != phase:
                 phase = node.phase

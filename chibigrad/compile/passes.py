@@ -18,7 +18,6 @@ def eliminate_dead_code(graph):
 
     A node stays if it is the output, a data check, writes into an array (``mutates``),
     or is an input of a node that stays. Returns the number of nodes removed."""
-    ### BEGIN SOLUTION
     live, kept = set(), []
     for node in reversed(graph.nodes):
         if node.op in ("output", "check") or node.mutates is not None or id(node) in live:
@@ -27,7 +26,6 @@ def eliminate_dead_code(graph):
     removed = len(graph.nodes) - len(kept)
     graph.nodes = kept[::-1]
     return removed
-    ### END SOLUTION
 
 
 def eliminate_copies(graph):
