@@ -118,7 +118,19 @@ def _repeats(graph):
     return found
 
 
+def _int_graph():
+    """An int64 input scaled by 2 and by 2.0, and compared with 1 and True: equal numbers, other types."""
+    g = Graph()
+    a = g.placeholder("a", np.arange(4))
+    outs = [g.call(np.multiply, "np.multiply", (a, k), {}, a.value * k, "forward") for k in (2, 2.0)]
+    outs += [g.call(np.equal, "np.equal", (a, k), {}, a.value == k, "forward") for k in (1, True, 1.0)]
+    g.output(outs)
+    return g
+
+
 def check_cse(fn):
+    g = _int_graph()
+    _check_pass("your pass on a * 2, a * 2.0, a == 1, a == True, a == 1.0 (a: int64)", fn, g)
     g = random_graph(100, n_ops=6, writes=False)
     count, n_before = _check_pass("your pass on a random graph without writes", fn, g)
     expect(count == n_before - len(g.nodes), f"your pass returned {count} but removed {n_before - len(g.nodes)} nodes")
