@@ -140,6 +140,7 @@ def test_graph_breaks_name_the_construct():
     assert "print() runs Python" in _breaks(lambda t: print(t.shape) or t * 2, x)
     assert "random numbers" in _breaks(lambda t: F.dropout(t, 0.5), x)
     assert "a comparison of a tensor's value" in _breaks(lambda t: t * 2 if t.sum().item() > 0 else t, x)
+    assert "an input's array left the trace" in _breaks(lambda t: t * np.asarray(t.detach().numpy()), x)
 
 
 def test_break_after_a_write_runs_eagerly_with_eager_results():

@@ -239,10 +239,8 @@ def _statement(node, globals_):
         expr = f"{args[0]}{target}({', '.join(args[1:] + kwargs)})"
     else:
         expr = f"{_callee(node, globals_)}({', '.join(args + kwargs)})"
-    if node.mutates is not None and node.value is None:
-        return expr
     if node.mutates is not None:
-        return expr  # np.add(a, b, out=a): a already names the result
+        return expr  # np.add(a, b, out=a), a[i] = v: a already names the result
     return f"{node.name} = {expr}"
 
 

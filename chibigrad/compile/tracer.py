@@ -298,6 +298,10 @@ class Tracer:
             items = {k: self._ref(v) for k, v in obj.items()}
             return None if any(items[k] is None for k, v in obj.items() if v is not None) else items
         if isinstance(obj, np.ndarray):
+            if any(np.may_share_memory(obj, p.value) for p in self.graph.placeholders):
+                self.graph_break("an input's array left the trace (np.asarray, .numpy()) and came back as a "
+                                 "plain array: its values would be frozen into the graph")
+                return None
             return self.graph.constant(obj)
         return obj
 
