@@ -1,4 +1,4 @@
-"""Hidden tests of assignment 07b_compile: common-subexpression elimination and constant folding,
+"""Hidden tests of assignment 07b_compile: dead nodes, common-subexpression elimination and constant folding,
 on random graphs (writes anywhere, numbers of several types, constants written by the program) and
 on real compiled training steps (SGD and Adam). Oracles: the graph run before the pass (numpy), the
 properties the pass must leave behind, and eager chibigrad."""
@@ -7,9 +7,12 @@ import numpy as np
 import chibigrad as torch
 import chibigrad.nn.functional as F
 from chibigrad import nn, optim
+from chibigrad.compile import passes, trace
 from chibigrad.compile.graph import Graph, Node
 
-from . import call, expect
+from . import call, expect, forbidden
+
+DEAD_YOURSELF = "find the dead nodes yourself: do not call chibigrad's passes.eliminate_dead_code"
 
 _BINARY = (np.add, np.multiply, np.subtract, np.maximum)
 _UNARY = (np.tanh, np.negative, np.abs)
@@ -206,3 +209,57 @@ def _check_real_steps(name, fn, fewer):
         if fewer:
             expect(counts[1] < counts[0], f"{opt_cls.__name__}: the step repeats calls (1 + exp in sigmoid); "
                                           f"{counts[0]} calls without your pass, {counts[1]} with it")
+
+
+def _reference_dead(graph):
+    """The nodes chibigrad's own dead-code elimination removes (run on a copy of the node list)."""
+    copy = Graph()
+    copy.nodes = list(graph.nodes)
+    passes.eliminate_dead_code(copy)
+    kept = {id(n) for n in copy.nodes}
+    return [n for n in graph.nodes if id(n) not in kept]
+
+
+def _check_dead(what, fn, graph):
+    expected = _reference_dead(graph)
+    before = list(graph.nodes)
+    with forbidden([passes.eliminate_dead_code], DEAD_YOURSELF):
+        got = call(what, fn, graph)
+    expect(graph.nodes == before, f"{what}: dead_nodes changed the graph")
+    expect(isinstance(got, list) and all(isinstance(n, Node) for n in got), f"{what}: return a list of Nodes")
+    expect([id(n) for n in got] == [id(n) for n in expected],
+           f"{what}: expected the dead nodes {[n.name for n in expected]}, got {[n.name for n in got]}")
+
+
+def _long_chain(n):
+    """x, then n calls each reading the previous one, the last read by the output; a dead call beside."""
+    g = Graph()
+    x = g.placeholder("x", np.ones(1))
+    g.call(np.negative, "np.negative", (x,), {}, -x.value, "forward")
+    prev = x
+    for _ in range(n):
+        prev = g.call(np.add, "np.add", (prev, 1.0), {}, prev.value + 1.0, "forward")
+    g.output([prev])
+    return g
+
+
+def check_dead_nodes(fn):
+    for seed in range(30):
+        _check_dead(f"dead_nodes on random graph {seed}", fn, random_graph(seed))
+    g = random_graph(3)
+    g.check(g.nodes[5], False, "forward")
+    _check_dead("dead_nodes on a graph with a data check", fn, g)
+    _check_dead("dead_nodes on a chain of 20,000 calls", fn, _long_chain(20_000))
+    for opt_cls in (optim.SGD, optim.Adam):
+        torch.manual_seed(2)
+        model = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 4))
+        opt = opt_cls(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+
+        x, y = torch.randn(6, 5), torch.tensor([0, 1, 2, 3, 0, 1])
+        step(x, y)  # the optimizer's state exists: the traced graph is the steady step
+        _check_dead(f"dead_nodes on a traced {opt_cls.__name__} step", fn, trace(step, x, y))

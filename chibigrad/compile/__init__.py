@@ -36,7 +36,7 @@ from .guards import Sources, compile_guard
 from .passes import eliminate_copies, eliminate_dead_code, rematerialize, reuse_buffers
 from .tracer import GraphBreak, SymScalar, TracedArray, Tracer, register_hook_caller, register_phase
 
-__all__ = ["compile", "explain", "CompiledFunction", "GraphBreak", "Graph", "Node"]
+__all__ = ["compile", "explain", "trace", "CompiledFunction", "GraphBreak", "Graph", "Node"]
 
 log = logging.getLogger("chibigrad.compile")
 
@@ -59,9 +59,10 @@ def _node_hooks(node):
     return None
 
 
-DEFAULT_OPTIONS = {"passes": (), "reuse_buffers": True, "rematerialize": False, "reuse_names_above": 500}
-"""``options`` of ``compile``: your own passes, each a function that changes a Graph in place
-(run after dead-code elimination); write large element-wise results into buffers kept between calls;
+DEFAULT_OPTIONS = {"optimize": True, "passes": (), "reuse_buffers": True, "rematerialize": False,
+                   "reuse_names_above": 500}
+"""``options`` of ``compile``: ``optimize=False`` runs no pass at all (the graph as traced); your own
+passes, each a function that changes a Graph in place (run after dead-code elimination); write large element-wise results into buffers kept between calls;
 recompute cheap forward values in backward instead of keeping them; in graphs of more nodes
 than ``reuse_names_above``, let a value take the name of a dead one (fewer live arrays; a short
 program keeps one name per value, easier to read)."""
@@ -234,6 +235,8 @@ class CompiledFunction:
         return None
 
     def _generate(self, entry, graph):
+        if not self.options["optimize"]:
+            return self._emit(entry, graph)
         eliminate_dead_code(graph)
         for graph_pass in self.options["passes"]:
             graph_pass(graph)
@@ -245,6 +248,9 @@ class CompiledFunction:
             reuse_buffers(graph)
         if len(graph.nodes) > self.options["reuse_names_above"]:
             graph.reuse_names()
+        self._emit(entry, graph)
+
+    def _emit(self, entry, graph):
         entry.inputs = [entry.inputs[id(p)] for p in graph.placeholders]
         source, globals_ = graph.python_code(_safe_name(_name(self.fn)))
         filename = f"<chibigrad.compile {_name(self.fn)} #{self.compile_count}>"
@@ -400,6 +406,14 @@ def explain(fn):
         compiled(*args, **kwargs)
         return ExplainOutput(compiled)
     return run
+
+
+def trace(fn, *args, **kwargs):
+    """Run ``fn(*args, **kwargs)`` once while tracing and return its Graph as recorded, before
+    any pass (the call's side effects happen). A graph break raises ``GraphBreak``."""
+    compiled = CompiledFunction(fn, fullgraph=True, options={"optimize": False})
+    compiled(*args, **kwargs)
+    return compiled.graph
 
 
 class _CallableModule(types.ModuleType):

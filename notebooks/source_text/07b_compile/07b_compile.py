@@ -19,7 +19,8 @@
 # - A call that **writes** into an array (`np.add(a, b, out=a)`, `a[i] = v`) has `node.mutates`, the Node
 #   of the array it writes; `node.storage` identifies the memory a value lives in (views share it).
 # - A pass changes `graph.nodes` in place; `chibigrad.compile(step, options={"passes": [my_pass]})` runs
-#   your pass on the real step before generating code.
+#   your pass on the real step before generating code. `trace(step, *args)` runs a step once and returns
+#   its graph as recorded, before any pass.
 # - Results must stay the same, bit for bit: a pass may only remove work that cannot change them.
 #
 # Write your code where a cell says `raise NotImplementedError("Exercise ...")` (delete that line). The
@@ -32,6 +33,7 @@ import numpy as np
 
 import chibigrad as torch
 from chibigrad import nn, optim
+from chibigrad.compile import passes, trace
 from chibigrad.compile.graph import Graph, Node
 
 import chibigrad.tracebacks
@@ -115,8 +117,81 @@ def silu_step(passes=()):
         compiled(x, y)
     return [p.detach().numpy().copy() for p in model.parameters()], len(calls(compiled.graph))
 
+# %% [markdown] nbgrader="readonly" id="dead_nodes-text"
+# ## Exercise 1: dead code (2 points)
+#
+# A traced step holds calls whose results nothing reads (the engine computes some values for checks or
+# for cases that did not happen). Write `dead_nodes(graph)`, the analysis behind dead-code elimination:
+#
+# - A node is **live** if it is the output, a `"check"` (its `if` must still run), a call that writes
+#   (`node.mutates is not None`), or if a live node reads it (it is in that node's `inputs`).
+# - Return every other node (placeholders and constants included), in program order, as a list of Nodes.
+#   Don't change the graph.
+# - A graph from a loop can have tens of thousands of nodes: no recursion.
+#
+# chibigrad's own pass, `passes.eliminate_dead_code`, is off limits here.
+
+# %% nbgrader="solution" id="dead_nodes"
+def dead_nodes(graph):
+    """The nodes nothing live needs, in program order."""
+    ### BEGIN SOLUTION
+    live = set()
+    for node in reversed(graph.nodes):
+        if node.op in ("output", "check") or node.mutates is not None or id(node) in live:
+            live.add(id(node))
+            live.update(id(a) for a in node.inputs)
+    return [n for n in graph.nodes if id(n) not in live]
+    ### END SOLUTION
+
+# %% nbgrader="tests" id="dead_nodes-tests" points=2
+g = Graph()
+x = g.placeholder("x", np.array([1.0, 2.0]))
+unused = g.placeholder("unused", np.array([0.0]))
+a = g.call(np.multiply, "np.multiply", (x, 2.0), {}, x.value * 2.0, "forward")
+b = g.call(np.add, "np.add", (a, 1.0), {}, a.value + 1.0, "forward")
+t = g.call(np.add, "np.add", (x, 1.0), {}, x.value + 1.0, "forward")
+g.call(np.add, "np.add", (t, x), {"out": (t,)}, t.value, "forward", mutates=t)
+c = g.call(np.multiply, "np.multiply", (x, 3.0), {}, x.value * 3.0, "forward")
+g.output([c])
+nodes_before = list(g.nodes)
+dead = attempt("dead_nodes on a small graph", dead_nodes, g)
+assert g.nodes == nodes_before, "dead_nodes must not change the graph"
+assert isinstance(dead, list) and all(isinstance(n, Node) for n in dead), "return a list of Nodes"
+names = [n.name for n in dead]
+assert "add_1" not in names and "add_2" not in names, \
+    f"t += x writes into an array: the write is live, and so is t (it reads t); your dead nodes: {names}"
+assert names == ["unused", "multiply", "add"], \
+    f"b = a + 1 is read by nothing, and a only by b: expected ['unused', 'multiply', 'add'], got {names}"
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+
+def train_step(inputs, target):
+    net.zero_grad()
+    torch.nn.functional.cross_entropy(net(inputs), target).backward()
+
+chain = Graph()
+prev = chain.placeholder("x", np.ones(1))
+for _ in range(10_000):
+    prev = chain.call(np.add, "np.add", (prev, 1.0), {}, prev.value + 1.0, "forward")
+chain.output([prev])
+got = attempt("dead_nodes on a chain of 10,000 calls (no recursion)", dead_nodes, chain)
+assert got == [], f"every call of the chain leads to the output: nothing is dead, got {len(got)} dead nodes"
+
+step_graph = trace(train_step, torch.randn(5, 4), torch.tensor([0, 1, 1, 0, 1]))
+got = attempt("dead_nodes on a traced training step", dead_nodes, step_graph)
+traced = list(step_graph.nodes)
+removed = passes.eliminate_dead_code(step_graph)  # chibigrad's pass, after yours, as the reference
+expected = [n for n in traced if n not in step_graph.nodes]
+assert [n.name for n in got] == [n.name for n in expected], \
+    f"a traced training step: chibigrad's pass removes {[n.name for n in expected]}, you found {[n.name for n in got]}"
+### BEGIN HIDDEN TESTS
+from autograder.checks import a07b_compile
+a07b_compile.check_dead_nodes(dead_nodes)
+### END HIDDEN TESTS
+
 # %% [markdown] nbgrader="readonly" id="cse-text"
-# ## Exercise 1: common-subexpression elimination (4 points)
+# ## Exercise 2: common-subexpression elimination (4 points)
 #
 # Eager code often computes the same thing twice: chibigrad's sigmoid computes `1 + exp` in two branches,
 # a loss may recompute what forward had. Write `eliminate_common_subexpressions(graph)`:
@@ -215,7 +290,7 @@ a07b_compile.check_cse(eliminate_common_subexpressions)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="fold-text"
-# ## Exercise 2: constant folding (3 points)
+# ## Exercise 3: constant folding (3 points)
 #
 # A call whose inputs are all constants computes the same value at every replay: compute it once, while
 # compiling, and replace it by a constant. Write `fold_constants(graph)`:
