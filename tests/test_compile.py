@@ -8,7 +8,7 @@ import pytest
 import chibigrad as torch
 import chibigrad.nn.functional as F
 from chibigrad import nn, optim
-from chibigrad.compile import GraphBreak, explain, passes
+from chibigrad.compile import GraphBreak, explain, passes, trace
 
 
 def make(opt_cls, seed=0, **kw):
@@ -255,3 +255,18 @@ def test_dead_code_elimination_keeps_writes_and_checks():
     g.output([])
     assert passes.eliminate_dead_code(g) == 1
     assert dead not in g.nodes and b in g.nodes
+
+
+def test_trace_returns_the_graph_as_recorded():
+    w = torch.ones(3, requires_grad=True)
+
+    def step():
+        w.grad = None
+        unused = w * 5  # noqa: F841 - recorded, then removed by dead-code elimination
+        (w * 2).sum().backward()
+
+    graph = trace(step)
+    assert any(n.op == "call" and n.value.tolist() == [5.0, 5.0, 5.0] for n in graph.nodes)
+    assert passes.eliminate_dead_code(graph) > 0
+    with pytest.raises(GraphBreak, match="tolist"):
+        trace(lambda t: t.tolist(), torch.ones(2))
