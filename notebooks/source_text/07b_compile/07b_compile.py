@@ -91,6 +91,9 @@ def attempt(what, fn, *args):
     """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
     try:
         return fn(*args)
+    except RecursionError:
+        raise AssertionError(f"{what}: RecursionError. Graphs built by loops are far deeper than Python's recursion "
+                             "limit; walk them with an explicit stack (a list) instead of recursive calls") from None
     except Exception as err:
         raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
 
