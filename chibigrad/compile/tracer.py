@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from . import _random
-from .graph import Graph, Node
+from .graph import Graph
 
 
 class GraphBreak(Exception):
