@@ -27,6 +27,7 @@ from .autograd.anomaly_mode import is_anomaly_enabled
 from ._dtype import set_default_dtype  # noqa: E402 - issue 16: default dtype and device, save and load
 from ._device import get_default_device, set_default_device  # noqa: E402
 from . import serialization  # noqa: E402
+from . import compile  # noqa: E402,A004 - torch.compile; chibigrad.compile.explain
 from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"

@@ -147,7 +147,7 @@ class Tensor:
 
     @property
     def is_cuda(self):
-        return type(self._array) is not np.ndarray
+        return _device.device_of(self._array) is not _device.cpu  # by device: compile's traced arrays are host arrays
 
     @property
     def ndim(self):
@@ -355,7 +355,7 @@ class Tensor:
         return self._array.tolist()
 
     def numpy(self, force=False):
-        if type(self._array) is not np.ndarray:
+        if _device.device_of(self._array) is not _device.cpu:
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                             "tensor to host memory first.")
         if self.requires_grad and not force and _grad_state.enabled:  # allowed where nothing is recorded

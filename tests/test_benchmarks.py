@@ -19,6 +19,7 @@ SCRIPTS = {
     "bench_checkpoint.py": "time, checkpointed / plain:",
     "bench_gpu.py": "same first loss on every device: yes",
     "bench_read_path.py": "y = (a * b).sum(); y.backward() enters",
+    "bench_compile.py": "compiled / numpy floor:",
 }
 
 

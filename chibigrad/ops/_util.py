@@ -37,7 +37,10 @@ def arrays(a, b):
 
 def cpu_scalars(*arrays):
     """Arrays of one element-wise op that are on different devices: a 0-d CPU array
-    joins a CUDA op as a scalar (as in PyTorch); a CPU array with dimensions is PyTorch's error."""
+    joins a CUDA op as a scalar (as in PyTorch); a CPU array with dimensions is PyTorch's error.
+    Host arrays of two types (chibigrad.compile's traced arrays and plain ones) are all CPU."""
+    if all(isinstance(x, np.ndarray) and _device.device_of(x) is _device.cpu for x in arrays):
+        return arrays
     if any(type(x) is np.ndarray and x.ndim > 0 for x in arrays):
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
                            "and cpu!")
