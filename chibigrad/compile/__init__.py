@@ -45,7 +45,7 @@ log = logging.getLogger("chibigrad.compile")
 _device._DEVICES[TracedArray], _device._MODULES[TracedArray] = _device.cpu, np
 register_phase(engine.execute, "backward")
 register_phase(Optimizer.step, "update")
-for _caller in (engine.evaluate_function, engine._ArrayGrads.evaluate, engine.call_node):
+for _caller in (engine.evaluate_function, engine.call_node):
     register_hook_caller(_caller, lambda frame: _node_hooks(frame.f_locals.get("node")))
 register_hook_caller(Module._call_with_hooks, lambda frame: f"module {type(frame.f_locals['self']).__name__}")
 
