@@ -90,6 +90,7 @@ class Tensor:
     _backward_hooks = None
     _post_accumulate_hooks = None
     _grad_accumulator = None
+    _fw_grad = None  # forward mode: (level, tangent), see autograd/forward_ad.py
     _is_inference = False
     _wrapped_number = False
     _base = None  # the tensor a view looks into
@@ -551,6 +552,8 @@ class Tensor:
             arr = arr.astype(self._array.dtype)
         self._array[...] = arr
         self._bump_version()
+        if self._fw_grad is not None or result._fw_grad is not None:  # forward mode: the new value's tangent
+            _forward_ad.inplace(self, result)
         if result._grad_fn is not None:
             node, nr = result._grad_fn, result._output_nr
             self._grad_fn, self._output_nr = node, nr
@@ -578,6 +581,7 @@ class Tensor:
                                "an out-of-place one.")
         snapshot = wrap(self._array.copy())
         snapshot._grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
+        snapshot._fw_grad = self._fw_grad
         result = op(snapshot, *args, **kwargs)
         self._inplace(result)
         if self._base is not None and result._grad_fn not in (None, snapshot._grad_fn):
@@ -1109,4 +1113,4 @@ def _default_float():
 
 from . import _dtype as _dtypes  # noqa: E402
 from . import ops as _ops  # noqa: E402
-from .autograd import views as _views  # noqa: E402
+from .autograd import forward_ad as _forward_ad, views as _views  # noqa: E402

@@ -12,7 +12,7 @@ import functools
 import inspect
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import anomaly_mode, grad_mode, views
+from . import anomaly_mode, forward_ad, grad_mode, views
 from .node import Node, PackedSavedTensor, SavedTensor, _saved_tensors_hooks
 
 
@@ -22,6 +22,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; they are freed after it and version-checked."""
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (forward mode), where ``ctx.saved_tensors`` returns them."""
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors):
         """Declare inputs that forward modified in place."""
@@ -50,8 +54,12 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _array_mode = False  # set by the engine while backward runs on numpy arrays
 
+    _jvp_saved = None  # what save_for_forward kept, while jvp runs
+
     @property
     def saved_tensors(self):
+        if self._jvp_saved is not None:
+            return self._jvp_saved
         if self._array_mode:
             arrays = []
             for s in self._saved:  # a loop: in Python 3.11 a comprehension is a function call
@@ -117,32 +125,47 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         ``setup_context(ctx, inputs, output)`` saves what backward needs. Override both, or neither."""
         raise NotImplementedError("setup_context is not implemented.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode (autograd/forward_ad.py): the outputs' tangents from the inputs' tangents, J v."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
-        state = grad_mode._state
-        if not state.enabled:  # e.g. inside backward: nothing will be recorded
-            return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs)
-        needs = _needs_input_grad(args)
-        if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
-            state.enabled = False
-            try:
-                return _run_unrecorded(cls, needs, args, kwargs)
-            finally:
-                state.enabled = True
-        ctx = cls._backward_cls()
-        ctx.needs_input_grad = needs
-        state.enabled = False  # forward itself is never recorded
+        if forward_ad._state.level is not None:  # a dual level is open: the outputs may get tangents
+            return forward_ad.apply_with_tangents(cls, args, kwargs)
+        return _apply(cls, args, kwargs)
+
+
+def _apply(cls, args, kwargs, ctxs=None):
+    """Function.apply; ``ctxs``, if given, receives the ctx forward ran with (forward mode needs it)."""
+    state = grad_mode._state
+    if not state.enabled:  # e.g. inside backward: nothing will be recorded
+        return _run_unrecorded(cls, _NO_GRAD[len(args)], args, kwargs, ctxs)
+    needs = _needs_input_grad(args)
+    if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
+        state.enabled = False
         try:
-            if cls._separate_setup_context:
-                outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
-            else:
-                outputs = cls.forward(ctx, *args, **kwargs)
+            return _run_unrecorded(cls, needs, args, kwargs, ctxs)
         finally:
             state.enabled = True
-        if isinstance(outputs, tuple):
-            return _connect(ctx, args, outputs)
-        return _connect_one(ctx, args, outputs)
+    ctx = cls._backward_cls()
+    if ctxs is not None:
+        ctxs.append(ctx)
+    ctx.needs_input_grad = needs
+    state.enabled = False  # forward itself is never recorded
+    try:
+        if cls._separate_setup_context:
+            outputs = _forward_then_setup_context(cls, ctx, args, kwargs)
+        else:
+            outputs = cls.forward(ctx, *args, **kwargs)
+    finally:
+        state.enabled = True
+    if isinstance(outputs, tuple):
+        return _connect(ctx, args, outputs)
+    return _connect_one(ctx, args, outputs)
 
 
 def _forward_then_setup_context(cls, ctx, args, kwargs):
@@ -210,9 +233,11 @@ _ALL_NEEDED = _PerArity(lambda n: (True,) * n)  # needs_input_grad when every ar
 _ALL_TENSORS = _PerArity(lambda n: tuple(range(n)))  # _tensor_args when every argument is a tensor
 
 
-def _run_unrecorded(cls, needs, args, kwargs):
+def _run_unrecorded(cls, needs, args, kwargs, ctxs=None):
     """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)
+    if ctxs is not None:
+        ctxs.append(ctx)
     ctx.needs_input_grad = needs
     if cls._separate_setup_context:
         outputs = _forward_then_setup_context(cls, ctx, args, kwargs)

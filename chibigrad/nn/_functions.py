@@ -59,6 +59,11 @@ class Erf(Function):
         (a,) = ctx.saved_tensors
         return grad * (-a * a).exp() * (2 / math.sqrt(math.pi))
 
+    @staticmethod
+    def jvp(ctx, ta):
+        a = ctx.primals[0]
+        return ta * (-a * a).exp() * (2 / math.sqrt(math.pi))
+
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 
@@ -87,6 +92,17 @@ class Gelu(Function):
         pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
         return grad * (cdf + x * pdf), None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        x = ctx.primals[0]
+        if ctx.approximate == "tanh":
+            t = (_SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)).tanh()
+            dinner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+            return ta * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
+        cdf = 0.5 * (1 + Erf.apply(x * math.sqrt(0.5)))
+        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
+        return ta * (cdf + x * pdf)
+
 
 def sigmoid_array(x):
     """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
@@ -109,6 +125,12 @@ class Silu(Function):
         s = x.sigmoid()
         return grad * (s * (1 + x * (1 - s)))
 
+    @staticmethod
+    def jvp(ctx, ta):
+        x = ctx.primals[0]
+        s = x.sigmoid()
+        return ta * (s * (1 + x * (1 - s)))
+
 
 class LeakyRelu(Function):
     """x where x > 0, else ``negative_slope * x``: a small gradient keeps flowing for negative inputs
@@ -126,6 +148,10 @@ class LeakyRelu(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return where(x > 0, grad, grad * ctx.negative_slope), None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return where(ctx.primals[0] > 0, ta, ta * ctx.negative_slope)
 
 
 class LeakyReluInplace(LeakyRelu):
@@ -171,6 +197,12 @@ class MseLoss(Function):
             g = g / diff.numel()
         return (g if ctx.needs_input_grad[0] else None,
                 -g if ctx.needs_input_grad[1] else None, None)
+
+    @staticmethod
+    def jvp(ctx, t_input, t_target, _):
+        input, target = ctx.primals[:2]
+        losses = 2 * (input - target) * (t_input - t_target)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
 
 
 class SmoothL1Loss(Function):
@@ -264,6 +296,10 @@ class NllLoss(Function):
             grad = grad.reshape(grad.shape[0], 1, *grad.shape[1:])
         coeff = _back_to_layout(coeff, ctx.logp_shape)
         return grad * (wrap(coeff) if isinstance(grad, Tensor) else coeff), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t_logp, *_):
+        return ctx._forward_cls.apply(t_logp, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 def _samples_by_classes(x, target):
@@ -409,6 +445,10 @@ class Embedding(Function):
         if ctx.padding_idx is not None:
             grad = grad * wrap((ctx.indices != ctx.padding_idx)[..., None])
         return IndexGrad.apply(grad, ctx.indices, ctx.num_weights), None, None
+
+    @staticmethod
+    def jvp(ctx, t_weight, *_):
+        return ctx._forward_cls.apply(t_weight, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 # ---- binary cross-entropy -----------------------------------------------------

@@ -28,6 +28,10 @@ class Add(Function):
     def backward(ctx, grad):
         return grad, grad
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta + tb
+
 
 class Sub(Function):
     node_name = "SubBackward0"
@@ -41,6 +45,10 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, -grad
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta - tb
 
 
 class Rsub(Function):
@@ -56,6 +64,10 @@ class Rsub(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad, None
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return tb - ta
 
 
 class Mul(Function):
@@ -74,6 +86,11 @@ class Mul(Function):
         b, a = ctx.saved_tensors
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return ta * b + a * tb  # the product rule
 
 
 class Div(Function):
@@ -96,6 +113,10 @@ class Div(Function):
         return (grad / b if ctx.needs_input_grad[0] else None,
                 -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return (ta - tb * ctx.result) / ctx.primals[1]  # (ta - tb a / b) / b
+
 
 class Neg(Function):
     node_name = "NegBackward0"
@@ -108,6 +129,10 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta
 
 
 class Pow(Function):
@@ -137,6 +162,11 @@ class Pow(Function):
         scaled = MulScalar.apply(a ** (p - 1), p) if isinstance(a, Tensor) else a ** (p - 1) * p
         return grad * scaled, None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        a, p = ctx.primals
+        return ta * 0 if p == 0 else ta * (a ** (p - 1) * p)
+
 
 class MulScalar(Function):
     """``tensor * number`` inside a derivative formula: PyTorch's mul.Scalar, whose node is
@@ -152,6 +182,10 @@ class MulScalar(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * ctx.number, None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta * ctx.number
 
 
 def _integer_power(x, y):
@@ -181,6 +215,12 @@ class PowTensor(Function):
         grad_b = where((a == 0) & (b >= 0), zero, grad * out * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        zero = ta.new_zeros(())  # the masks of backward: 0 ** 0 has derivative 0 in both
+        return where(b == 0, zero, ta * b * a ** (b - 1)) + where((a == 0) & (b >= 0), zero, tb * ctx.result * a.log())
+
 
 class RPow(Function):
     """``number ** tensor``; d/dx c^x = c^x log c."""
@@ -199,6 +239,10 @@ class RPow(Function):
         (out,) = ctx.saved_tensors
         return None, grad * out * ctx.log_base
 
+    @staticmethod
+    def jvp(ctx, _, ta):
+        return ta * ctx.result * ctx.log_base
+
 
 class Exp(Function):
     node_name = "ExpBackward0"
@@ -216,6 +260,10 @@ class Exp(Function):
         (out,) = ctx.saved_tensors
         return grad * out
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * ctx.result
+
 
 class Log(Function):
     node_name = "LogBackward0"
@@ -231,6 +279,10 @@ class Log(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad / a
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / ctx.primals[0]
 
 
 class Log2(Function):
@@ -248,6 +300,10 @@ class Log2(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad / (a * float(np.log(ctx._forward_cls.base)))
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / (ctx.primals[0] * float(np.log(ctx._forward_cls.base)))
 
 
 class Log10(Log2):
@@ -270,6 +326,10 @@ class Log1p(Function):
         (a,) = ctx.saved_tensors
         return grad / (a + 1)
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / (ctx.primals[0] + 1)
+
 
 class Expm1(Function):
     """exp(a) - 1, accurate for tiny a; its derivative exp(a) is the output plus one."""
@@ -286,6 +346,10 @@ class Expm1(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad * (out + 1)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * (ctx.result + 1)
 
 
 class Sqrt(Function):
@@ -304,6 +368,10 @@ class Sqrt(Function):
         (out,) = ctx.saved_tensors
         return grad / (2 * out)
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / (2 * ctx.result)
+
 
 class Abs(Function):
     node_name = "AbsBackward0"
@@ -318,6 +386,10 @@ class Abs(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad * a.sign()
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * ctx.primals[0].sign()
 
 
 class Sin(Function):
@@ -334,6 +406,10 @@ class Sin(Function):
         (a,) = ctx.saved_tensors
         return grad * a.cos()
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * ctx.primals[0].cos()
+
 
 class Cos(Function):
     node_name = "CosBackward0"
@@ -348,6 +424,10 @@ class Cos(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return -grad * a.sin()
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta * ctx.primals[0].sin()
 
 
 class Tanh(Function):
@@ -365,6 +445,10 @@ class Tanh(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad * _one_minus_square(out)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * (1 - ctx.result * ctx.result)
 
 
 def _one_minus_square(y):
@@ -405,6 +489,10 @@ class Sigmoid(Function):
         (out,) = ctx.saved_tensors
         return grad * (1 - out) * out  # PyTorch's order: grad * out * (1 - out) differs in the last bit
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * (1 - ctx.result) * ctx.result
+
 
 class Relu(Function):
     node_name = "ReluBackward0"
@@ -423,6 +511,10 @@ class Relu(Function):
         if not isinstance(grad, Tensor):  # on the engine's bare arrays nothing is recorded
             return _threshold_backward(grad, out)
         return ThresholdBackward.apply(grad, out)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ThresholdBackward.apply(ta, ctx.result)
 
 
 def _threshold_backward(grad, out):
@@ -454,6 +546,10 @@ class ThresholdBackward(Function):
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad, out), grad.new_zeros(grad.shape) if ctx.needs_input_grad[1] else None
 
+    @staticmethod
+    def jvp(ctx, t_grad, _):
+        return ThresholdBackward.apply(t_grad, ctx.primals[1])
+
 
 class Clamp(Function):
     """The gradient passes where the input was inside [min, max]."""
@@ -478,6 +574,12 @@ class Clamp(Function):
         if hi is not None:
             inside &= x <= hi
         return grad * wrap(inside), None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        x, (lo, hi) = ctx.primals[0]._array, ctx.bounds
+        inside = (x >= (-np.inf if lo is None else lo)) & (x <= (np.inf if hi is None else hi))
+        return ta * wrap(inside)
 
 
 def _bound(bound, a):
@@ -513,6 +615,10 @@ class Where(Function):
         zero, condition = grad.new_zeros(()), wrap(ctx.condition)
         return None, where(condition, grad, zero), where(condition, zero, grad)
 
+    @staticmethod
+    def jvp(ctx, _, ta, tb):
+        return where(wrap(ctx.condition), ta, tb)
+
 
 def where(condition, a, b):
     from ._util import operand
@@ -537,6 +643,11 @@ class Maximum(Function):
         b, a = ctx.saved_tensors
         return _split_by(grad, a > b, a == b), _split_by(grad, a < b, a == b)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return _split_by(ta, a > b, a == b) + _split_by(tb, a < b, a == b)
+
 
 class Minimum(Function):
     node_name = "MinimumBackward0"
@@ -552,6 +663,11 @@ class Minimum(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         return _split_by(grad, a < b, a == b), _split_by(grad, a > b, a == b)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return _split_by(ta, a < b, a == b) + _split_by(tb, a > b, a == b)
 
 
 class Hypot(Function):
@@ -578,6 +694,11 @@ class Hypot(Function):
         return grad * a / out, grad * b / out  # the engine sums each back to its input's shape
         # END EXERCISE
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return (ta * a + tb * b) / ctx.result
+
 
 def _split_by(grad, wins, ties):
     """All of ``grad`` where this input won, half where it tied."""
@@ -590,6 +711,10 @@ class _ZeroGrad(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * 0
 
 
 class Round(_ZeroGrad):
@@ -615,6 +740,10 @@ class RoundDecimals(Function):
     def backward(ctx, grad):
         return grad * 0, None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta * 0
+
 
 class Remainder(Function):
     """``a % b``, with the sign of ``b`` as Python's ``%``: ``a - floor(a / b) * b``.
@@ -636,6 +765,11 @@ class Remainder(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, -grad * ctx.quotient if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        x, y = arrays(*ctx.primals)
+        return ta - tb * wrap(ctx._forward_cls.rounding(x / y))
 
 
 class RemainderScalar(Remainder):
@@ -690,6 +824,10 @@ class Reciprocal(Function):
         (out,) = ctx.saved_tensors
         return -grad * out * out
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta * ctx.result * ctx.result
+
 
 class Clone(Function):
     node_name = "CloneBackward0"
@@ -702,6 +840,10 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 class ToCopy(Function):
@@ -723,6 +865,10 @@ class ToCopy(Function):
     def backward(ctx, grad):
         return grad.to(ctx.source_device), None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 class Copy(Function):
     """``dst.copy_(src)``: the old values of dst get no gradient."""
@@ -738,6 +884,10 @@ class Copy(Function):
     def backward(ctx, grad):
         return grad * 0, grad.to(ctx.src_device)
 
+    @staticmethod
+    def jvp(ctx, t_dst, t_src):
+        return Copy.apply(t_dst, t_src)
+
 
 class Fill(Function):
     node_name = "FillBackward2"
@@ -750,6 +900,10 @@ class Fill(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0, None
+
+    @staticmethod
+    def jvp(ctx, t_dst, _):
+        return t_dst * 0
 
 
 class Zero(Fill):

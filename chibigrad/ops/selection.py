@@ -47,6 +47,10 @@ class Gather(Function):
         zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 class ScatterAdd(Function):
     """``out = a`` with ``src[i][j]`` added at ``out[i][index[i][j]]`` (dim 1); repeated indices add up."""
@@ -62,6 +66,10 @@ class ScatterAdd(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, None, None, Gather.apply(grad, ctx.dim, ctx.index)
+
+    @staticmethod
+    def jvp(ctx, ta, _, __, t_src):
+        return ctx._forward_cls.apply(ta, ctx.dim, ctx.primals[2], t_src)
 
 
 class Scatter(Function):
@@ -81,6 +89,10 @@ class Scatter(Function):
         grad_a = ScatterValue.apply(grad, ctx.dim, ctx.index, 0)  # overwritten places get nothing
         return grad_a, None, None, Gather.apply(grad, ctx.dim, ctx.index)
 
+    @staticmethod
+    def jvp(ctx, ta, _, __, t_src):
+        return ctx._forward_cls.apply(ta, ctx.dim, ctx.primals[2], t_src)
+
 
 class ScatterValue(Function):
     """``scatter(dim, index, value)``: one number written at every indexed place."""
@@ -96,6 +108,10 @@ class ScatterValue(Function):
     @staticmethod
     def backward(ctx, grad):
         return ScatterValue.apply(grad, ctx.dim, ctx.index, 0), None, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        return ScatterValue.apply(ta, ctx.dim, ctx.index, 0)
 
 
 def _within(index):
@@ -120,6 +136,10 @@ class IndexAdd(Function):
         picked = IndexSelect.apply(grad, ctx.dim, ctx.index)
         return grad, None, None, picked * ctx.alpha if ctx.alpha != 1 else picked, None
 
+    @staticmethod
+    def jvp(ctx, ta, _, __, t_source, ___):
+        return IndexAdd.apply(ta, ctx.dim, ctx.index, t_source, ctx.alpha)
+
 
 class IndexSelect(Function):
     """``out[k] = a[index[k]]`` along ``dim``; the gradient adds back into the picked rows."""
@@ -134,6 +154,10 @@ class IndexSelect(Function):
     def backward(ctx, grad):
         zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
         return IndexAdd.apply(zeros, ctx.dim, ctx.index, grad, 1), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 class Sort(Function):
@@ -155,6 +179,10 @@ class Sort(Function):
     def backward(ctx, grad, _grad_indices):
         zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        return Gather.apply(ta, ctx.dim, ctx.index), None
 
 
 class Topk(Sort):
