@@ -184,3 +184,139 @@ def test_every_op_with_a_backward_has_a_jvp_rule_or_is_listed():
                     and cls.jvp is torch.autograd.Function.jvp):
                 missing.append(cls.__name__)
     assert sorted(set(missing) - without) == []
+
+
+# ---- dual_level, make_dual, unpack_dual: PyTorch's behaviour and errors ------------------------
+def raises(fn, message, kind=RuntimeError):
+    with pytest.raises(kind) as err:
+        fn()
+    assert str(err.value) == message
+
+
+def test_unpack_dual_is_a_namedtuple_and_tangents_end_with_the_level():
+    x, v = rand(3), rand(3)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, v)
+        primal, tangent = fwAD.unpack_dual(dual)
+        assert type(fwAD.unpack_dual(dual)).__name__ == "UnpackedDualTensor"
+        assert fwAD.unpack_dual(dual)._fields == ("primal", "tangent")
+        assert tangent is v and fwAD.unpack_dual(primal).tangent is None
+        assert primal._base is x and fwAD.unpack_dual(x).tangent is None
+        out = dual * 2
+    assert fwAD.unpack_dual(out).tangent is None and fwAD.unpack_dual(dual).tangent is None
+    with fwAD.dual_level():
+        assert fwAD.unpack_dual(dual).tangent is None  # a new level does not see the old one's tangents
+
+
+def test_errors_as_pytorch():
+    x, v = rand(3), rand(3)
+    raises(lambda: fwAD.make_dual(x, v), "Trying to create a dual Tensor for forward AD but no level exists, make "
+                                         "sure to enter_dual_level() first.")
+    with fwAD.dual_level():
+        with pytest.raises(RuntimeError, match="^Nested forward mode AD is not supported at the moment$"):
+            with fwAD.dual_level():
+                pass
+        raises(lambda: fwAD.make_dual(x, rand(4)), "Trying to set a forward gradient that has a different size than "
+               "that of the original Tensor, this is not supported. Tensor is of size [3] while the given forward "
+               "gradient is of size [4].")
+        raises(lambda: fwAD.make_dual(torch.arange(3), torch.arange(3)),
+               "Expected primal to be floating point or complex, but got: torch.int64", ValueError)
+        raises(lambda: fwAD.make_dual(x, v, level=3), "Invalid level given to _make_dual")
+        dual = fwAD.make_dual(x, v)
+        raises(lambda: fwAD.make_dual(dual, v), "Making a dual Tensor based on a Tensor that already has a forward "
+                                                "gradient at the same level 0 is not supported."
+               .replace("level 0", f"level {fwAD._state.level}"))
+        with pytest.raises(NotImplementedError, match="^Trying to use forward AD with NativeLayerNorm that does not "
+                                                      "support it"):
+            F.layer_norm(dual, (3,))
+
+
+class ScaledSin(torch.autograd.Function):
+    """sin(a) * k, with the forward rule written by hand."""
+
+    @staticmethod
+    def forward(ctx, a, k):
+        assert fwAD.unpack_dual(a).tangent is None  # forward sees plain values, as in PyTorch
+        ctx.save_for_backward(a)
+        ctx.save_for_forward(a.cos() * k)
+        ctx.k = k
+        return a.sin() * k
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos() * ctx.k, None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        (slope,) = ctx.saved_tensors  # save_for_forward's tensors
+        return ta * slope
+
+
+class NoJvp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+def test_custom_function_jvp_and_save_for_forward():
+    x, v = rand(4), rand(4)
+    x.requires_grad_()
+    with fwAD.dual_level():
+        out = ScaledSin.apply(fwAD.make_dual(x, v), 3.0)
+        np.testing.assert_allclose(fwAD.unpack_dual(out).tangent.numpy(), (v * x.detach().cos() * 3).numpy())
+        out.sum().backward()  # reverse mode still works on the same call
+    np.testing.assert_allclose(x.grad.numpy(), (x.detach().cos() * 3).numpy())
+    with fwAD.dual_level():
+        raises(lambda: NoJvp.apply(fwAD.make_dual(x, v)), "You must implement the jvp function for custom "
+               "autograd.Function to use it with forward mode AD.", NotImplementedError)
+        NoJvp.apply(x)  # without a tangent among the inputs, no rule is needed
+
+
+def test_inplace_on_a_view_updates_the_base_tangent():
+    x, v = rand(3), rand(3)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, v)
+        y = torch.zeros(3)
+        y[0] = dual[1] * 2
+        np.testing.assert_allclose(fwAD.unpack_dual(y).tangent.numpy(), [2 * v[1].item(), 0, 0])
+
+
+# ---- torch.func -------------------------------------------------------------------------------------
+W, B = rand(4, 3), rand(4)
+
+
+def mlp_loss(x):
+    return ((W @ x + B).tanh() ** 2).sum() + x.exp().prod()
+
+
+def test_func_jvp_is_forward_mode_and_matches_reverse():
+    x, v = rand(3), rand(3)
+    fn = lambda a: (W @ a).sigmoid() * a.sum()  # noqa: E731
+    out, tangent = func.jvp(fn, (x,), (v,))
+    _, reverse = torch.autograd.functional.jvp(fn, x, v)
+    np.testing.assert_allclose(tangent.numpy(), reverse.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(func.jacfwd(fn)(x).numpy(), func.jacrev(fn)(x).numpy(), rtol=1e-12)
+    (o1, o2), (t1, t2) = func.jvp(lambda a: (a.sin(), a.cos()), (x,), (v,))
+    np.testing.assert_allclose(t2.numpy(), (-x.sin() * v).numpy())
+    _, _, aux = func.jvp(lambda a: (a.sin(), a.sum()), (x,), (v,), has_aux=True)
+    assert fwAD.unpack_dual(aux).tangent is None and aux.item() == x.sum().item()
+    raises(lambda: func.jvp(fn, x, (v,)), "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                                          "should be valid to call f(*primals).")
+    raises(lambda: func.jvp(lambda a: 3, (x,), (v,)), "jvp(f, primals, tangents): expected f(*primals) to return "
+                                                      "only tensors, got unsupported type <class 'int'>")
+
+
+def test_hessian_is_forward_over_reverse():
+    x, v = rand(3), rand(3)
+    hessian = func.hessian(mlp_loss)(x)
+    np.testing.assert_allclose(hessian.numpy(), func.jacrev(func.jacrev(mlp_loss))(x).numpy(), rtol=1e-10)
+    assert not hessian.requires_grad
+    _, hvp = func.jvp(func.grad(mlp_loss), (x,), (v,))
+    np.testing.assert_allclose(hvp.numpy(), hessian.numpy() @ v.numpy(), rtol=1e-10)
+    with pytest.raises(RuntimeError, match="Nested forward mode AD"):
+        func.jacfwd(func.jacfwd(mlp_loss))(x)

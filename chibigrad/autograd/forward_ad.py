@@ -14,6 +14,7 @@ import collections
 import contextlib
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
+from . import views
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
@@ -63,15 +64,16 @@ def _tangent(t):
 
 
 def make_dual(tensor, tangent, *, level=None):
-    """A view of ``tensor`` that carries ``tangent``: the direction in which to differentiate."""
+    """A view of ``tensor`` that carries ``tangent``: the direction in which to differentiate (chibigrad has
+    no complex dtypes, so both must be floating point)."""
     if _state.level is None:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
     if level is not None and level != _state.level:
         raise RuntimeError("Invalid level given to _make_dual")
-    if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
+    if not tensor.dtype.is_floating_point:
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
-    if not (tangent.dtype.is_floating_point or tangent.dtype.is_complex):
+    if not tangent.dtype.is_floating_point:
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     if _tangent(tensor) is not None:
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same "
@@ -164,13 +166,26 @@ def _as_tuple(x):
 
 
 def inplace(target, result):
-    """An in-place op wrote ``result`` into ``target``: its tangent follows. An existing tangent is
-    overwritten in place, so that the tangent of a base seen through a view (``x[1] = y``) changes too."""
-    old, new = _tangent(target), _tangent(result)
+    """An in-place op wrote ``result`` into ``target``: its tangent follows, written in place into an
+    existing tangent. When ``target`` is a view (``x[1] = y``), its base's tangent changes at the same
+    elements (a base without a tangent gets zeros first), as in PyTorch."""
+    from ..creation import zeros_like
+    new = _tangent(result)
+    values = zeros_like(target) if new is None else new
+    if target._base is not None:
+        base = target._base
+        if _tangent(base) is None:
+            base._fw_grad = (_state.level, zeros_like(base))
+        _tangent(base)._array.flat[views.view_positions(target._array, base._array)] = values._array.ravel()
+    old = _tangent(target)
     if old is not None:
-        old._array[...] = 0 if new is None else new._array
-    elif new is not None and target._base is None:
-        target._fw_grad = (_state.level, new)
+        old._array[...] = values._array
     elif new is not None:
-        raise NotImplementedError("chibigrad's forward mode cannot write a dual tensor into a view of a tensor "
-                                  "that has no tangent: make the base dual first, make_dual(base, zeros_like(base)).")
+        target._fw_grad = (_state.level, new)
+
+
+def set_tangent(tensor, tangent):
+    """Give ``tensor`` (a detached copy made by a torch.func transform) a tangent: the transforms cut the graph
+    between an outer transform and an inner one, but an outer jvp's tangent must flow on (jacfwd(jacrev(f)))."""
+    tensor._fw_grad = (_state.level, tangent)
+    return tensor
