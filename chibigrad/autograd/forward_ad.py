@@ -93,7 +93,7 @@ def unpack_dual(tensor, *, level=None):
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     with _forward_mode_off():
-        primal = tensor.view_as(tensor)
+        primal = tensor[...]  # an alias, as PyTorch's
     return UnpackedDualTensor(primal, tangent)
 
 
@@ -132,14 +132,18 @@ def _run_jvp(cls, ctx, args, outputs, tangents):
         raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it because it has not "
                                   f"been implemented yet in chibigrad. Use reverse mode (torch.func.jacrev) instead.")
     tangents = [_zeros_for(a) if t is None and isinstance(a, _tensor.Tensor) else t for a, t in zip(args, tangents)]
-    # chibigrad's own rules read the inputs and outputs from ctx (PyTorch's derivatives.yaml calls them self,
-    # other and result); a custom Function keeps what it needs with save_for_forward, as in PyTorch.
+    if not cls.__module__.startswith("chibigrad."):  # a custom Function: what save_for_forward kept, as in PyTorch
+        ctx._jvp_saved = getattr(ctx, "saved_for_forward", None)
+        try:
+            return cls.jvp(ctx, *tangents)
+        finally:
+            ctx._jvp_saved = None
+    # chibigrad's own rules read the inputs and outputs from ctx (derivatives.yaml calls them self, other, result)
     ctx.primals, ctx.result = args, outputs
-    ctx._jvp_saved = getattr(ctx, "saved_for_forward", None)
     try:
         return cls.jvp(ctx, *tangents)
     finally:
-        del ctx.primals, ctx.result, ctx._jvp_saved
+        del ctx.primals, ctx.result
 
 
 def _function():

@@ -226,6 +226,12 @@ class SmoothL1Loss(Function):
     def backward(ctx, grad):
         return _robust_grads(ctx, lambda diff: grad * (diff / ctx.beta).clamp(-1, 1))
 
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        losses = ((input - target) / ctx.beta).clamp(-1, 1) * (t_input - t_target)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
+
 
 class HuberLoss(Function):
     """SmoothL1Loss times ``delta`` (PyTorch's ``delta`` is ``beta`` without the division):
@@ -244,6 +250,12 @@ class HuberLoss(Function):
     @staticmethod
     def backward(ctx, grad):
         return _robust_grads(ctx, lambda diff: grad * diff.clamp(-ctx.delta, ctx.delta))
+
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        losses = (input - target).clamp(-ctx.delta, ctx.delta) * (t_input - t_target)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
 
 
 def _robust_grads(ctx, grad_of_diff):
@@ -495,6 +507,15 @@ class BinaryCrossEntropy(Function):
             grad_target = _bce_scaled(ctx, -(input / (1 - input)).log() * grad, input)
         return grad_input, grad_target, None, None
 
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        d_input = (input - target) / ((1 - input) * input).clamp(min=_BCE_EPSILON)  # as backward
+        losses = d_input * t_input - (input / (1 - input)).log() * t_target
+        if ctx.weight is not None:
+            losses = losses * wrap(ctx.weight)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
+
 
 def _bce_scaled(ctx, grad, input):
     """A loss gradient times the element weights, divided by the count for ``reduction='mean'``."""
@@ -546,6 +567,20 @@ class BinaryCrossEntropyWithLogits(Function):
             g = -input if pos_weight is None else _log_sigmoid(-input) - _log_sigmoid(input) * pos_weight
             grad_target = _bce_scaled(ctx, g * grad, input)
         return grad_input, grad_target, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        if ctx.pos_weight is None:
+            d_input, d_target = input.sigmoid() - target, -input
+        else:
+            pos_weight = wrap(ctx.pos_weight)
+            d_input = (pos_weight * target + 1 - target) * input.sigmoid() - pos_weight * target
+            d_target = _log_sigmoid(-input) - _log_sigmoid(input) * pos_weight
+        losses = d_input * t_input + d_target * t_target
+        if ctx.weight is not None:
+            losses = losses * wrap(ctx.weight)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
 
 
 def _log_sigmoid(z):
