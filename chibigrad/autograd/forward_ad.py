@@ -133,7 +133,7 @@ def _run_jvp(cls, ctx, args, outputs, tangents):
                                   f"been implemented yet in chibigrad. Use reverse mode (torch.func.jacrev) instead.")
     tangents = [_zeros_for(a) if t is None and isinstance(a, _tensor.Tensor) else t for a, t in zip(args, tangents)]
     if not cls.__module__.startswith("chibigrad."):  # a custom Function: what save_for_forward kept, as in PyTorch
-        ctx._jvp_saved = getattr(ctx, "saved_for_forward", None)
+        ctx._jvp_saved = getattr(ctx, "saved_for_forward", ())  # nothing saved: (), as in PyTorch
         try:
             return cls.jvp(ctx, *tangents)
         finally:
