@@ -326,3 +326,28 @@ def test_hessian_is_forward_over_reverse():
     np.testing.assert_allclose(hvp.numpy(), hessian.numpy() @ v.numpy(), rtol=1e-10)
     with pytest.raises(RuntimeError, match="Nested forward mode AD"):
         func.jacfwd(func.jacfwd(mlp_loss))(x)
+
+
+def test_gradcheck_checks_forward_mode():
+    class WrongJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_forward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+        @staticmethod
+        def jvp(ctx, t):
+            (a,) = ctx.saved_tensors
+            return t * a  # half the derivative
+
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    raises(lambda: torch.autograd.gradcheck(WrongJvp.apply, (x,), check_forward_ad=True, check_backward_ad=False),
+           "Jacobian computed with forward mode mismatch for output 0 with respect to input 0,\n"
+           "numerical:tensor([[2.0000, 0.0000],\n        [0.0000, 4.0000]], dtype=torch.float64)\n"
+           "analytical:tensor([[1., 0.],\n        [0., 2.]], dtype=torch.float64)\n")  # a GradcheckError
+    assert torch.autograd.gradcheck(ScaledSin.apply, (x, 2.0), check_forward_ad=True)
+    assert torch.autograd.gradcheck(lambda a: (a.sin() * a).softmax(0), (x,), check_forward_ad=True)

@@ -62,6 +62,9 @@ class Fn(torch.autograd.Function):
         return gO
 
 
+k_tangents = []
+
+
 class Scaled(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, k):
@@ -78,7 +81,7 @@ class Scaled(torch.autograd.Function):
     @staticmethod
     def jvp(ctx, x_t, k_t):
         (x,) = ctx.saved_tensors
-        print("jvp got", k_t)
+        k_tangents.append(k_t)
         return x_t * x.cos() * ctx.k
 
 
@@ -86,9 +89,12 @@ x = torch.tensor([0.0, 0.5, 1.0], dtype=torch.double, requires_grad=True)
 with fwAD.dual_level():
     print("custom exp", fwAD.unpack_dual(Fn.apply(fwAD.make_dual(x, torch.ones_like(x)))).tangent)
     out = Scaled.apply(fwAD.make_dual(x, torch.full_like(x, 2.0)), 3.0)
-    print("custom scaled", fwAD.unpack_dual(out).tangent)
+    print("custom scaled", fwAD.unpack_dual(out).tangent, "k's tangent:", k_tangents[0])
     out.sum().backward()
 print("reverse too", x.grad)
+print("gradcheck forward", torch.autograd.gradcheck(Fn.apply, (x.detach().requires_grad_(),), check_forward_ad=True,
+                                                    check_backward_ad=False))
+print("gradcheck both", torch.autograd.gradcheck(lambda t: Scaled.apply(t, 3.0), (x,), check_forward_ad=True))
 
 
 class NoJvp(torch.autograd.Function):
