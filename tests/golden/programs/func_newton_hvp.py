@@ -72,3 +72,5 @@ def module_loss(weight):
 
 print("module hessian", hessian(module_loss)(layer.weight.detach()))
 print("jvp of the module", jvp(module_loss, (layer.weight.detach(),), (torch.ones(1, 2),)))
+
+torch.set_default_dtype(torch.float32)  # (the golden programs share one interpreter)
