@@ -401,8 +401,9 @@ class Tensor:
         array, device = self._array, None
         if type(array) is not np.ndarray:  # the values are printed from a host copy
             array, device = _device.to_device(array, _device.cpu), str(self.device)
-        return tensor_repr(array, device=device, grad_fn=grad_fn,
-                           requires_grad=self._requires_grad and self.grad_fn is None)
+        tangent = _forward_ad.unpack_dual(self).tangent
+        return tensor_repr(array, device=device, grad_fn=grad_fn, requires_grad=self._requires_grad and
+                           self.grad_fn is None, tangent=None if tangent is None else f"{tangent}")
 
     __str__ = __repr__
 

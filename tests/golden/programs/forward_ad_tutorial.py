@@ -30,6 +30,7 @@ with fwAD.dual_level():
     print("primal out", fwAD.unpack_dual(dual_output).primal)
     print("namedtuple", type(fwAD.unpack_dual(dual_output)).__name__, fwAD.unpack_dual(dual_output)._fields)
     print("no tangent", fwAD.unpack_dual(y).tangent)
+    print("a dual prints its tangent", dual_input, (dual_input * 2)[0, 0])
 print("after the level", fwAD.unpack_dual(dual_output).tangent)
 
 # A model's directional derivative along its parameters (the tutorial's "Usage with Modules").
