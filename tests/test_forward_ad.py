@@ -13,6 +13,7 @@ from chibigrad import func
 from chibigrad.ops import pointwise, reduction, selection, shape
 from chibigrad.ops import linalg
 from chibigrad.nn import _functions
+from chibigrad.utils.checkpoint import checkpoint
 
 rng = np.random.default_rng(0)
 
@@ -124,6 +125,12 @@ CASES = [
     ("bce_logits_pos", lambda a, b: F.binary_cross_entropy_with_logits(
         a, b, pos_weight=torch.tensor([2.0, 1.0, 0.5], dtype=torch.float64)), [rand(2, 3), rand(2, 3)]),
     ("cross_entropy", lambda a: F.cross_entropy(a, torch.tensor([2, 0])), [rand(2, 3)]),
+    ("layer_norm", lambda x, w, b: F.layer_norm(x, (3,), w, b), [rand(2, 3), rand(3), rand(3)]),
+    ("layer_norm_2d", lambda x: F.layer_norm(x, (2, 3)), [rand(4, 2, 3)]),
+    ("batch_norm", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [rand(4, 3), rand(3), rand(3)]),
+    ("batch_norm_eval", lambda x, w, b: F.batch_norm(x, torch.tensor([0.1, -0.2], dtype=torch.float64),
+                                                     torch.tensor([1.5, 0.5], dtype=torch.float64), w, b),
+     [rand(3, 2, 4), rand(2), rand(2)]),
     ("embedding", lambda w: F.embedding(torch.tensor([[1, 0], [1, 1]]), w), [rand(3, 2)]),
 ]
 
@@ -182,7 +189,7 @@ def test_only_some_inputs_dual(name, fn, inputs):
 
 def test_every_op_with_a_backward_has_a_jvp_rule_or_is_listed():
     """A new op must come with its forward rule (or be listed here as one that has none yet)."""
-    without = {"NativeLayerNorm", "NativeBatchNorm"}
+    without = set()
     missing = []
     for module in (pointwise, reduction, selection, shape, linalg, _functions):
         for cls in vars(module).values():
@@ -232,9 +239,25 @@ def test_errors_as_pytorch():
         raises(lambda: fwAD.make_dual(dual, v), "Making a dual Tensor based on a Tensor that already has a forward "
                                                 "gradient at the same level 0 is not supported."
                .replace("level 0", f"level {fwAD._state.level}"))
-        with pytest.raises(NotImplementedError, match="^Trying to use forward AD with NativeLayerNorm that does not "
+        leaf_dual = fwAD.make_dual(x.clone().requires_grad_(), v)
+        raises(lambda: checkpoint(torch.sin, leaf_dual, use_reentrant=True), "You must implement the jvp function for "
+               "custom autograd.Function to use it with forward mode AD.", NotImplementedError)  # PyTorch's too
+        with pytest.raises(NotImplementedError, match="^Trying to use forward AD with Ruleless that does not "
                                                       "support it"):
-            F.layer_norm(dual, (3,))
+            RulelessOp.apply(dual)
+
+
+class RulelessOp(torch.autograd.Function):
+    """A built-in op (it names its node) without a forward rule."""
+    node_name = "RulelessBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
 
 
 class ScaledSin(torch.autograd.Function):
@@ -281,6 +304,13 @@ def test_custom_function_jvp_and_save_for_forward():
         raises(lambda: NoJvp.apply(fwAD.make_dual(x, v)), "You must implement the jvp function for custom "
                "autograd.Function to use it with forward mode AD.", NotImplementedError)
         NoJvp.apply(x)  # without a tangent among the inputs, no rule is needed
+
+
+def test_non_reentrant_checkpoint_passes_tangents():
+    x, v = rand(3), rand(3)
+    with fwAD.dual_level():
+        out = checkpoint(lambda t: t.sin() * 2, fwAD.make_dual(x, v), use_reentrant=False)
+        np.testing.assert_allclose(fwAD.unpack_dual(out).tangent.numpy(), (2 * x.cos() * v).numpy())
 
 
 def test_inplace_on_a_view_updates_the_base_tangent():

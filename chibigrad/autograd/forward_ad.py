@@ -127,12 +127,13 @@ def apply_with_tangents(cls, args, kwargs):
 
 
 def _run_jvp(cls, ctx, args, outputs, tangents):
-    if cls.jvp is _function().Function.jvp and cls.__module__.startswith("chibigrad."):
-        name = getattr(cls, "node_name", cls.__name__).removesuffix("Backward0")
-        raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it because it has not "
-                                  f"been implemented yet in chibigrad. Use reverse mode (torch.func.jacrev) instead.")
+    built_in = getattr(cls, "node_name", None) is not None  # chibigrad's ops name their nodes as PyTorch's C++ ones
+    if built_in and cls.jvp is _function().Function.jvp:
+        raise NotImplementedError(f"Trying to use forward AD with {cls.node_name.removesuffix('Backward0')} that does "
+                                  f"not support it because it has not been implemented yet in chibigrad. Use reverse "
+                                  f"mode (torch.func.jacrev) instead.")
     tangents = [_zeros_for(a) if t is None and isinstance(a, _tensor.Tensor) else t for a, t in zip(args, tangents)]
-    if not cls.__module__.startswith("chibigrad."):  # a custom Function: what save_for_forward kept, as in PyTorch
+    if not built_in:  # a custom Function: what save_for_forward kept, as in PyTorch
         ctx._jvp_saved = getattr(ctx, "saved_for_forward", ())  # nothing saved: (), as in PyTorch
         try:
             return cls.jvp(ctx, *tangents)

@@ -400,6 +400,21 @@ class NativeLayerNorm(Function):
         x, weight = ctx.saved_tensors
         return normalize_backward(ctx, grad, x, weight) + (None, None)
 
+    @staticmethod
+    def jvp(ctx, x_t, weight_t, bias_t, *_):
+        """With xhat = (x - mean) * rstd over ``ctx.dims``: xhat_t = rstd * (x_t - mean(x_t) - xhat * mean(xhat * x_t)),
+        the forward-mode twin of normalize_backward; then the affine part's product rule."""
+        x, weight, bias = ctx.primals[:3]
+        dims = ctx.dims
+        centered = x - x.mean(dims, keepdim=True)
+        rstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+        xhat = centered * rstd
+        xhat_t = rstd * (x_t - x_t.mean(dims, keepdim=True) - xhat * (xhat * x_t).mean(dims, keepdim=True))
+        out_t = xhat_t if weight is None else xhat_t * weight.reshape(ctx.param_shape)
+        if weight is not None:
+            out_t = out_t + xhat * weight_t.reshape(ctx.param_shape)
+        return out_t if bias is None else out_t + bias_t.reshape(ctx.param_shape)
+
 
 class NativeBatchNorm(Function):
     """Normalise each channel (dim 1) with the given mean and var.
@@ -429,6 +444,17 @@ class NativeBatchNorm(Function):
         else:
             grads = _frozen_stats_backward(ctx, grad, x, weight)
         return grads + (None,) * 4
+
+    @staticmethod
+    def jvp(ctx, x_t, weight_t, bias_t, *_):
+        if ctx.training:  # the batch's own statistics: layer norm's rule over dims (0, 2, ...)
+            return NativeLayerNorm.jvp(ctx, x_t, weight_t, bias_t)
+        x, weight, bias = ctx.primals[:3]
+        rstd = wrap(ctx.rstd)
+        out_t = x_t * rstd if weight is None else x_t * rstd * weight.reshape(ctx.param_shape)
+        if weight is not None:
+            out_t = out_t + (x - wrap(ctx.mean)) * rstd * weight_t.reshape(ctx.param_shape)
+        return out_t if bias is None else out_t + bias_t.reshape(ctx.param_shape)
 
 
 def _frozen_stats_backward(ctx, grad, x, weight):
