@@ -211,13 +211,14 @@ def tensor_repr(
     device: str | None = None,
     grad_fn: str | None = None,
     requires_grad: bool = False,
+    tangent: str | None = None,
 ) -> str:
     """Return what ``repr(t)`` prints in PyTorch for a tensor holding ``array``.
 
     ``device`` is printed only when it is not the CPU (pass torch's spelling,
     e.g. ``'cuda:0'``).  ``grad_fn`` is the node class name such as
     ``"MulBackward0"``; when it is given, ``requires_grad=True`` is implied and
-    torch does not print it.
+    torch does not print it. ``tangent`` is a dual tensor's tangent (forward mode), as text.
     """
     values = np.asarray(array)
     prefix = "tensor("
@@ -238,4 +239,6 @@ def tensor_repr(
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + _tensor_str(values, indent), suffixes, indent)

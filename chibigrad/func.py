@@ -1,14 +1,16 @@
-"""torch.func: derivatives as functions that return functions (``grad(f)(x)``), built on ``autograd.grad``.
+"""torch.func: derivatives as functions that return functions (``grad(f)(x)``).
 
 ``grad(f)`` is a new function that runs ``f`` on fresh leaves made from its arguments and returns
-d f / d argument. The transforms compose (``grad(grad(f))``, ``jacrev(jacrev(f))``): a transform
-records its backward (``create_graph``) so an outer one can differentiate it again, and a result
-keeps a graph only if it depends on tensors from outside the transform (a captured weight that
-requires grad, or an outer transform's leaves), as in PyTorch. Everything is reverse mode:
-``jvp`` and ``jacfwd`` use the double-backward trick (see ``autograd.functional``), so they give
-the same numbers as forward mode, at the cost of a backward pass. There is no ``vmap``.
+d f / d argument. The transforms compose (``grad(grad(f))``, ``jacrev(jacrev(f))``, ``jacfwd(jacrev(f))``):
+a reverse-mode transform records its backward (``create_graph``) so an outer one can differentiate it
+again, and a result keeps a graph only if it depends on tensors from outside the transform (a captured
+weight that requires grad, or an outer transform's leaves), as in PyTorch. ``grad``, ``vjp`` and
+``jacrev`` are reverse mode (``autograd.grad``); ``jvp`` and ``jacfwd`` are forward mode
+(``autograd.forward_ad``), whose one level means a forward transform cannot contain another
+(``jacfwd(jacfwd(f))`` raises; ``hessian`` is ``jacfwd(jacrev(f))``). There is no ``vmap``.
 """
 from . import creation
+from .autograd import forward_ad
 from .autograd import grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
 from .autograd.node import AccumulateGrad
@@ -22,7 +24,9 @@ def _fresh(x):
     """A leaf of this transform standing for argument ``x``; connected to ``x`` if ``x`` needs a gradient."""
     if not x.dtype.is_floating_point:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
-    return x.view_as(x) if x.requires_grad else x.detach().requires_grad_()
+    if x.requires_grad:
+        return x.view_as(x)
+    return _detached(x, ()).requires_grad_()
 
 
 def _map(fn, tree):
@@ -55,7 +59,15 @@ def _own_result(t, own):
         if isinstance(node, AccumulateGrad) and id(node) not in own_nodes:
             return t
         stack_.extend(n for n, _ in node.next_functions)
-    return t.detach()
+    return _detached(t, own)
+
+
+def _detached(t, own):
+    """``t.detach()``, keeping the tangent an outer ``jvp`` gave ``t`` (cut from ``own`` leaves in turn)."""
+    tangent = forward_ad.unpack_dual(t).tangent
+    if tangent is None:
+        return t.detach()
+    return forward_ad.set_tangent(t.detach(), _own_result(tangent, own) if tangent.requires_grad else tangent)
 
 
 def _argnums_tuple(argnums):
@@ -119,22 +131,45 @@ def vjp(func, *primals, has_aux=False):
     return (result, vjp_fn, aux) if has_aux else (result, vjp_fn)
 
 
-def jvp(func, primals, tangents):
-    """``(func(*primals), J tangents)``, by the double-backward trick: backward is linear in its incoming
-    gradient u, so differentiating u^T J with respect to u in the direction of the tangents gives J v."""
-    with enable_grad():
-        own = [_fresh(p) for p in primals]
-        output = func(*own)
-        u = creation.zeros_like(output, requires_grad=True)
-        u_times_j = _autograd_grad(output, own, u, create_graph=True, allow_unused=True)
-        used = [(g, t) for g, t in zip(u_times_j, tangents) if g is not None]
-        if used:
-            (j_times_v,) = _autograd_grad([g for g, _ in used], u, [t for _, t in used], create_graph=True,
-                                          allow_unused=True)
-        else:
-            j_times_v = None
-    j_times_v = creation.zeros_like(output) if j_times_v is None else _own_result(j_times_v, own)
-    return _own_result(output, own) if output.requires_grad else output, j_times_v
+def jvp(func, primals, tangents, *, has_aux=False):
+    """``(func(*primals), J tangents)`` in one forward pass with dual tensors (forward mode)."""
+    _check_jvp_arguments(primals, tangents)
+    with forward_ad.dual_level():
+        output = func(*[forward_ad.make_dual(p, t) for p, t in zip(primals, tangents)])
+        output, aux = output if has_aux else (output, None)
+        for o in _leaves_or_other(output):
+            if not isinstance(o, Tensor):
+                raise RuntimeError(f"jvp(f, primals, tangents): expected f(*primals) to return only tensors, got "
+                                   f"unsupported type {type(o)}")
+        values = _map(lambda o: forward_ad.unpack_dual(o).primal, output)
+        tangents_out = _map(_tangent_or_zeros, output)
+    return (values, tangents_out, aux) if has_aux else (values, tangents_out)
+
+
+def _tangent_or_zeros(t):
+    tangent = forward_ad.unpack_dual(t).tangent
+    return creation.zeros_like(t) if tangent is None else tangent
+
+
+def _check_jvp_arguments(primals, tangents):
+    """PyTorch's checks: tuples of tensors of the same length (a mismatched shape is make_dual's error)."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    if not isinstance(tangents, tuple) or len(tangents) != len(primals):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents also must be.")
+    if not primals:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to contain at least one Tensor.")
+
+
+def _leaves_or_other(tree):
+    """The leaves of nested tuples, lists and dicts, tensors or not."""
+    if isinstance(tree, (tuple, list)):
+        return [leaf for t in tree for leaf in _leaves_or_other(t)]
+    if isinstance(tree, dict):
+        return [leaf for t in tree.values() for leaf in _leaves_or_other(t)]
+    return [tree]
 
 
 def jacrev(func, argnums=0):

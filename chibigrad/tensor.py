@@ -27,7 +27,7 @@ import numpy as np
 from . import _device, _dtype as _dtypes, memory
 from ._dtype import Size, dtype as _dtype_cls, from_numpy_dtype
 from ._tensor_str import tensor_repr
-from .autograd import backward as autograd_backward, grad_mode, views as _views
+from .autograd import backward as autograd_backward, forward_ad as _forward_ad, grad_mode, views as _views
 from .autograd.grad_mode import _state as _grad_state
 from .autograd.node import AccumulateGrad, RemovableHandle
 
@@ -93,6 +93,7 @@ class Tensor:
     _backward_hooks = None
     _post_accumulate_hooks = None
     _grad_accumulator = None
+    _fw_grad = None  # forward mode: (level, tangent), see autograd/forward_ad.py
     _is_inference = False
     _wrapped_number = False
     _base = None  # the tensor a view looks into
@@ -404,8 +405,9 @@ class Tensor:
         array, device = self._array, None
         if type(array) is not np.ndarray:  # the values are printed from a host copy
             array, device = _device.to_device(array, _device.cpu), str(self.device)
-        return tensor_repr(array, device=device, grad_fn=grad_fn,
-                           requires_grad=self._requires_grad and self.grad_fn is None)
+        tangent = _forward_ad.unpack_dual(self).tangent
+        return tensor_repr(array, device=device, grad_fn=grad_fn, requires_grad=self._requires_grad and
+                           self.grad_fn is None, tangent=None if tangent is None else f"{tangent}")
 
     __str__ = __repr__
 

@@ -12,7 +12,7 @@ import functools
 import inspect
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import anomaly_mode, grad_mode, views
+from . import anomaly_mode, forward_ad, grad_mode, views
 from .node import Node, PackedSavedTensor, SavedTensor, _saved_tensors_hooks
 
 
@@ -22,6 +22,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; they are freed after it and version-checked."""
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (forward mode), where ``ctx.saved_tensors`` returns them."""
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors):
         """Declare inputs that forward modified in place."""
@@ -48,8 +52,12 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, *grad_outputs):
         return self._forward_cls.backward(self, *grad_outputs)
 
+    _jvp_saved = None  # what save_for_forward kept, while jvp runs
+
     @property
     def saved_tensors(self):
+        if self._jvp_saved is not None:
+            return self._jvp_saved
         tensors = []
         for saved in self._saved:
             tensors.append(None if saved is None else saved.unpack(self))
@@ -112,22 +120,37 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         ``setup_context(ctx, inputs, output)`` saves what backward needs. Override both, or neither."""
         raise NotImplementedError("setup_context is not implemented.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode (autograd/forward_ad.py): the outputs' tangents from the inputs' tangents, J v."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
-        if not grad_mode.is_grad_enabled():  # e.g. inside backward: nothing is recorded
-            return _run_unrecorded(cls, args, kwargs)
-        needs = _needs_input_grad(args)
-        if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
-            with grad_mode.no_grad():
-                return _run_unrecorded(cls, args, kwargs)
-        ctx = cls._backward_cls()
-        ctx.needs_input_grad = needs
-        with grad_mode.no_grad():  # forward itself is never recorded
-            outputs = _forward(cls, ctx, args, kwargs)
-        if isinstance(outputs, tuple):
-            return _connect(ctx, args, outputs)
-        return _connect(ctx, args, (outputs,))[0]
+        if forward_ad._state.level is not None:  # a dual level is open: the outputs may get tangents
+            return forward_ad.apply_with_tangents(cls, args, kwargs)
+        return _apply(cls, args, kwargs)
+
+
+def _apply(cls, args, kwargs, ctxs=None):
+    """What ``apply`` does; ``ctxs``, if given, receives the ctx forward ran with (forward mode's jvp needs it)."""
+    if not grad_mode.is_grad_enabled():  # e.g. inside backward: nothing is recorded
+        return _run_unrecorded(cls, args, kwargs, ctxs)
+    needs = _needs_input_grad(args)
+    if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
+        with grad_mode.no_grad():
+            return _run_unrecorded(cls, args, kwargs, ctxs)
+    ctx = cls._backward_cls()
+    if ctxs is not None:
+        ctxs.append(ctx)
+    ctx.needs_input_grad = needs
+    with grad_mode.no_grad():  # forward itself is never recorded
+        outputs = _forward(cls, ctx, args, kwargs)
+    if isinstance(outputs, tuple):
+        return _connect(ctx, args, outputs)
+    return _connect(ctx, args, (outputs,))[0]
 
 
 Function._separate_setup_context = False  # the base only declares setup_context
@@ -153,9 +176,11 @@ def _forward(cls, ctx, args, kwargs):
     return outputs
 
 
-def _run_unrecorded(cls, args, kwargs):
+def _run_unrecorded(cls, args, kwargs, ctxs=None):
     """Forward only, under no_grad: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)  # (not a Node: it takes no sequence number)
+    if ctxs is not None:
+        ctxs.append(ctx)
     ctx.needs_input_grad = (False,) * len(args)
     outputs = _forward(cls, ctx, args, kwargs)
     for t in ctx.dirty_tensors:

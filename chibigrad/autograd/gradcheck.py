@@ -26,12 +26,15 @@ class GradcheckError(RuntimeError):
     """The analytical and numerical Jacobians disagree."""
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, check_forward_ad=False,
+              check_backward_ad=True):
     """True if ``func``'s backward matches central differences at ``inputs``.
 
     Checks the gradient with respect to every input that requires grad, for
     every output that requires grad. On a mismatch, raises ``GradcheckError``
-    (or returns False when ``raise_exception=False``).
+    (or returns False when ``raise_exception=False``). ``check_forward_ad``
+    checks forward mode too (the ``jvp`` rules), ``check_backward_ad=False``
+    skips backward, as in PyTorch.
     """
     inputs = _as_tuple(inputs)
     diff_inputs = _check_inputs(inputs)
@@ -45,10 +48,17 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         return True
     numerical = _numerical_jacobians(func, inputs, diff_inputs, all_outputs, picked, eps)
     for o, n in enumerate(picked):
-        analytical = _analytical_jacobians(all_outputs[n], diff_inputs)
+        analytical = _analytical_jacobians(all_outputs[n], diff_inputs) if check_backward_ad else numerical[o]
         for i, (a, num) in enumerate(zip(analytical, numerical[o])):
             if not np.allclose(a, num, rtol=rtol, atol=atol):
                 return _fail(_mismatch_message(o, i, num, a), raise_exception)
+    if check_forward_ad:
+        forward = _forward_jacobians(func, inputs, diff_inputs, all_outputs, picked)
+        for o in range(len(picked)):
+            for i, (a, num) in enumerate(zip(forward[o], numerical[o])):
+                if not np.allclose(a, num, rtol=rtol, atol=atol):
+                    return _fail(_mismatch_message(o, i, num, a, "Jacobian computed with forward mode"),
+                                 raise_exception)
     return True
 
 
@@ -143,9 +153,29 @@ def _analytical_jacobians(output, diff_inputs):
     return jacobians
 
 
-def _mismatch_message(output_idx, input_idx, numerical, analytical):
+def _forward_jacobians(func, inputs, diff_inputs, outputs, picked):
+    """One forward-mode pass per element k of each input (a one-hot tangent): row k of its Jacobians."""
+    from . import forward_ad
+    from ..creation import zeros_like
+
+    jacobians = [[np.zeros((x.numel(), outputs[n].numel()), dtype=x._array.dtype) for x in diff_inputs]
+                 for n in picked]
+    for i, x in enumerate(diff_inputs):
+        for k in range(x.numel()):
+            tangent = zeros_like(x)
+            tangent._array.reshape(-1)[k] = 1
+            with forward_ad.dual_level():
+                results = _tensors(func(*[forward_ad.make_dual(a, tangent) if a is x else a for a in inputs]))
+                for o, n in enumerate(picked):
+                    column = forward_ad.unpack_dual(results[n]).tangent
+                    if column is not None:
+                        jacobians[o][i][k] = _host_copy(column._array).ravel()
+    return jacobians
+
+
+def _mismatch_message(output_idx, input_idx, numerical, analytical, what="Jacobian"):
     from ..tensor import wrap
-    return (f"Jacobian mismatch for output {output_idx} with respect to input {input_idx},\n"
+    return (f"{what} mismatch for output {output_idx} with respect to input {input_idx},\n"
             f"numerical:{wrap(numerical)}\nanalytical:{wrap(analytical)}\n")
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _device
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import grad_mode
+from . import forward_ad, grad_mode
 from .engine import call_node
 from .node import Node
 
@@ -62,6 +62,7 @@ def recorded_inplace(tensor, op, *args, **kwargs):
                            "an out-of-place one.")
     snapshot = _tensor.wrap(tensor._array.copy())
     snapshot._grad_fn, snapshot._output_nr = tensor.grad_fn, tensor._output_nr
+    snapshot._fw_grad = tensor._fw_grad
     result = op(snapshot, *args, **kwargs)
     write_result(tensor, result)
     if tensor._base is not None and result._grad_fn not in (None, snapshot._grad_fn):
@@ -100,6 +101,8 @@ def write_result(tensor, result):
         array = array.astype(tensor._array.dtype)
     tensor._array[...] = array
     tensor._bump_version()
+    if tensor._fw_grad is not None or result._fw_grad is not None:  # forward mode: the new value's tangent
+        forward_ad.inplace(tensor, result)
     if result._grad_fn is not None:
         node, nr = result._grad_fn, result._output_nr
         tensor._grad_fn, tensor._output_nr = node, nr

@@ -59,6 +59,11 @@ class Erf(Function):
         (a,) = ctx.saved_tensors
         return grad * (-a * a).exp() * (2 / math.sqrt(math.pi))
 
+    @staticmethod
+    def jvp(ctx, ta):
+        a = ctx.primals[0]
+        return ta * (-a * a).exp() * (2 / math.sqrt(math.pi))
+
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 
@@ -87,6 +92,17 @@ class Gelu(Function):
         pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
         return grad * (cdf + x * pdf), None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        x = ctx.primals[0]
+        if ctx.approximate == "tanh":
+            t = (_SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)).tanh()
+            dinner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+            return ta * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
+        cdf = 0.5 * (1 + Erf.apply(x * math.sqrt(0.5)))
+        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
+        return ta * (cdf + x * pdf)
+
 
 def sigmoid_array(x):
     """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
@@ -109,6 +125,12 @@ class Silu(Function):
         s = x.sigmoid()
         return grad * (s * (1 + x * (1 - s)))
 
+    @staticmethod
+    def jvp(ctx, ta):
+        x = ctx.primals[0]
+        s = x.sigmoid()
+        return ta * (s * (1 + x * (1 - s)))
+
 
 class LeakyRelu(Function):
     """x where x > 0, else ``negative_slope * x``: a small gradient keeps flowing for negative inputs
@@ -126,6 +148,10 @@ class LeakyRelu(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return where(x > 0, grad, grad * ctx.negative_slope), None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return where(ctx.primals[0] > 0, ta, ta * ctx.negative_slope)
 
 
 class LeakyReluInplace(LeakyRelu):
@@ -172,6 +198,12 @@ class MseLoss(Function):
         return (g if ctx.needs_input_grad[0] else None,
                 -g if ctx.needs_input_grad[1] else None, None)
 
+    @staticmethod
+    def jvp(ctx, t_input, t_target, _):
+        input, target = ctx.primals[:2]
+        losses = 2 * (input - target) * (t_input - t_target)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
+
 
 class SmoothL1Loss(Function):
     """Quadratic for differences below ``beta``, linear above: ``0.5 z**2 / beta`` or ``z - 0.5 beta``.
@@ -194,6 +226,12 @@ class SmoothL1Loss(Function):
     def backward(ctx, grad):
         return _robust_grads(ctx, lambda diff: grad * (diff / ctx.beta).clamp(-1, 1))
 
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        losses = ((input - target) / ctx.beta).clamp(-1, 1) * (t_input - t_target)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
+
 
 class HuberLoss(Function):
     """SmoothL1Loss times ``delta`` (PyTorch's ``delta`` is ``beta`` without the division):
@@ -212,6 +250,12 @@ class HuberLoss(Function):
     @staticmethod
     def backward(ctx, grad):
         return _robust_grads(ctx, lambda diff: grad * diff.clamp(-ctx.delta, ctx.delta))
+
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        losses = (input - target).clamp(-ctx.delta, ctx.delta) * (t_input - t_target)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
 
 
 def _robust_grads(ctx, grad_of_diff):
@@ -263,6 +307,10 @@ class NllLoss(Function):
             grad = grad.reshape(grad.shape[0], 1, *grad.shape[1:])
         coeff = _back_to_layout(coeff, ctx.logp_shape)
         return grad * wrap(coeff), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t_logp, *_):
+        return ctx._forward_cls.apply(t_logp, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 def _samples_by_classes(x, target):
@@ -351,6 +399,21 @@ class NativeLayerNorm(Function):
         x, weight = ctx.saved_tensors
         return normalize_backward(ctx, grad, x, weight) + (None, None)
 
+    @staticmethod
+    def jvp(ctx, x_t, weight_t, bias_t, *_):
+        """With xhat = (x - mean) * rstd over ``ctx.dims``: xhat_t = rstd * (x_t - mean(x_t) - xhat * mean(xhat * x_t)),
+        the forward-mode twin of normalize_backward; then the affine part's product rule."""
+        x, weight, bias = ctx.primals[:3]
+        dims = ctx.dims
+        centered = x - x.mean(dims, keepdim=True)
+        rstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+        xhat = centered * rstd
+        xhat_t = rstd * (x_t - x_t.mean(dims, keepdim=True) - xhat * (xhat * x_t).mean(dims, keepdim=True))
+        out_t = xhat_t if weight is None else xhat_t * weight.reshape(ctx.param_shape)
+        if weight is not None:
+            out_t = out_t + xhat * weight_t.reshape(ctx.param_shape)
+        return out_t if bias is None else out_t + bias_t.reshape(ctx.param_shape)
+
 
 class NativeBatchNorm(Function):
     """Normalise each channel (dim 1) with the given mean and var.
@@ -381,6 +444,17 @@ class NativeBatchNorm(Function):
             grads = _frozen_stats_backward(ctx, grad, x, weight)
         return grads + (None,) * 4
 
+    @staticmethod
+    def jvp(ctx, x_t, weight_t, bias_t, *_):
+        if ctx.training:  # the batch's own statistics: layer norm's rule over dims (0, 2, ...)
+            return NativeLayerNorm.jvp(ctx, x_t, weight_t, bias_t)
+        x, weight, bias = ctx.primals[:3]
+        rstd = wrap(ctx.rstd)
+        out_t = x_t * rstd if weight is None else x_t * rstd * weight.reshape(ctx.param_shape)
+        if weight is not None:
+            out_t = out_t + (x - wrap(ctx.mean)) * rstd * weight_t.reshape(ctx.param_shape)
+        return out_t if bias is None else out_t + bias_t.reshape(ctx.param_shape)
+
 
 def _frozen_stats_backward(ctx, grad, x, weight):
     """With constant statistics the normalisation is affine: dx = grad * weight * rstd."""
@@ -408,6 +482,10 @@ class Embedding(Function):
         if ctx.padding_idx is not None:
             grad = grad * wrap((ctx.indices != ctx.padding_idx)[..., None])
         return IndexGrad.apply(grad, ctx.indices, ctx.num_weights), None, None
+
+    @staticmethod
+    def jvp(ctx, t_weight, *_):
+        return ctx._forward_cls.apply(t_weight, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 # ---- binary cross-entropy -----------------------------------------------------
@@ -453,6 +531,15 @@ class BinaryCrossEntropy(Function):
         if ctx.needs_input_grad[1]:  # d/dt = log(1 - x) - log(x) = -logit(x)
             grad_target = _bce_scaled(ctx, -(input / (1 - input)).log() * grad, input)
         return grad_input, grad_target, None, None
+
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        d_input = (input - target) / ((1 - input) * input).clamp(min=_BCE_EPSILON)  # as backward
+        losses = d_input * t_input - (input / (1 - input)).log() * t_target
+        if ctx.weight is not None:
+            losses = losses * wrap(ctx.weight)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
 
 
 def _bce_scaled(ctx, grad, input):
@@ -505,6 +592,20 @@ class BinaryCrossEntropyWithLogits(Function):
             g = -input if pos_weight is None else _log_sigmoid(-input) - _log_sigmoid(input) * pos_weight
             grad_target = _bce_scaled(ctx, g * grad, input)
         return grad_input, grad_target, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t_input, t_target, *_):
+        input, target = ctx.primals[:2]
+        if ctx.pos_weight is None:
+            d_input, d_target = input.sigmoid() - target, -input
+        else:
+            pos_weight = wrap(ctx.pos_weight)
+            d_input = (pos_weight * target + 1 - target) * input.sigmoid() - pos_weight * target
+            d_target = _log_sigmoid(-input) - _log_sigmoid(input) * pos_weight
+        losses = d_input * t_input + d_target * t_target
+        if ctx.weight is not None:
+            losses = losses * wrap(ctx.weight)
+        return losses.mean() if ctx.reduction == "mean" else losses.sum() if ctx.reduction == "sum" else losses
 
 
 def _log_sigmoid(z):

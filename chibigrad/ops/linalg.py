@@ -26,6 +26,11 @@ class Mm(Function):
         return (grad @ _t(b) if ctx.needs_input_grad[0] else None,
                 _mat2_grad(ctx, grad, a) if ctx.needs_input_grad[1] else None)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return ta @ b + a @ tb  # the product rule
+
 
 def _t(m):
     """``m.mT``; a matrix as PyTorch's formulas transpose it, with ``t()``, so that a graph
@@ -72,6 +77,11 @@ class Dot(Function):
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return ta.dot(b) + a.dot(tb)
+
 
 class Mv(Function):
     node_name = "MvBackward0"
@@ -87,6 +97,11 @@ class Mv(Function):
         v, a = ctx.saved_tensors
         return (grad.unsqueeze(1) * v if ctx.needs_input_grad[0] else None,
                 _t(a) @ grad if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tv):
+        a, v = ctx.primals
+        return ta.mv(v) + a.mv(tv)
 
 
 @register("matmul", "__matmul__")
@@ -272,6 +287,11 @@ class Addmm(Function):
         # a row of biases is summed here; the engine sums any other broadcast bias back to its shape
         bias_grad = (grad.sum(0) if ctx.bias_ndim == 1 else grad) if need_bias else None
         return bias_grad, grad @ _t(mat2) if need_mat1 else None, _mat2_grad(ctx, grad, mat1) if need_mat2 else None
+
+    @staticmethod
+    def jvp(ctx, t_bias, t_mat1, t_mat2):
+        _, mat1, mat2 = ctx.primals
+        return addmm(t_bias, t_mat1, mat2) + mat1 @ t_mat2
 
 
 def addmm(bias, mat1, mat2):

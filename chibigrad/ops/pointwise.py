@@ -32,6 +32,10 @@ class Add(Function):
     def backward(ctx, grad):
         return grad, grad
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta + tb
+
 
 @register("add", "__add__", "__radd__")
 def add(a, other, alpha=1):
@@ -69,6 +73,10 @@ class Sub(Function):
     def backward(ctx, grad):
         return grad, -grad
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta - tb
+
 
 @register("sub", "__sub__")
 def sub(a, other, alpha=1):
@@ -96,6 +104,10 @@ class Rsub(Function):
     def backward(ctx, grad):
         return -grad, None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return tb - ta
+
 
 @register("__rsub__", torch=False)
 def rsub(a, number):
@@ -118,6 +130,11 @@ class Mul(Function):
         b, a = ctx.saved_tensors
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return ta * b + a * tb  # the product rule
 
 
 @register("mul", "__mul__", "__rmul__")
@@ -151,6 +168,10 @@ class Div(Function):
         return (grad / b if ctx.needs_input_grad[0] else None,
                 -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return (ta - tb * ctx.result) / ctx.primals[1]  # (ta - tb a / b) / b
+
 
 @register("div", "__truediv__")
 def div(a, other):
@@ -179,6 +200,10 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta
 
 
 @register("neg", "__neg__")
@@ -216,6 +241,11 @@ class Pow(Function):
         scaled = MulScalar.apply(a ** (p - 1), p) if isinstance(a, Tensor) else a ** (p - 1) * p
         return grad * scaled, None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        a, p = ctx.primals
+        return ta * 0 if p == 0 else ta * (a ** (p - 1) * p)
+
 
 class MulScalar(Function):
     """``tensor * number`` inside a derivative formula: PyTorch's mul.Scalar, whose node is
@@ -231,6 +261,10 @@ class MulScalar(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * ctx.number, None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta * ctx.number
 
 
 def _integer_power(x, y):
@@ -260,6 +294,12 @@ class PowTensor(Function):
         grad_b = where((a == 0) & (b >= 0), zero, grad * out * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        zero = ta.new_zeros(())  # the masks of backward: 0 ** 0 has derivative 0 in both
+        return where(b == 0, zero, ta * b * a ** (b - 1)) + where((a == 0) & (b >= 0), zero, tb * ctx.result * a.log())
+
 
 class RPow(Function):
     """``number ** tensor``; d/dx c^x = c^x log c."""
@@ -277,6 +317,10 @@ class RPow(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return None, grad * out * ctx.log_base
+
+    @staticmethod
+    def jvp(ctx, _, ta):
+        return ta * ctx.result * ctx.log_base
 
 
 @register("pow", "__pow__")
@@ -307,6 +351,10 @@ class Exp(Function):
         (out,) = ctx.saved_tensors
         return grad * out
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * ctx.result
+
 
 @register("exp")
 def exp(a):
@@ -328,6 +376,10 @@ class Log(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad / a
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / ctx.primals[0]
 
 
 @register("log")
@@ -351,6 +403,10 @@ class Log2(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad / (a * float(np.log(ctx._forward_cls.base)))
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / (ctx.primals[0] * float(np.log(ctx._forward_cls.base)))
 
 
 class Log10(Log2):
@@ -385,6 +441,10 @@ class Log1p(Function):
         (a,) = ctx.saved_tensors
         return grad / (a + 1)
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / (ctx.primals[0] + 1)
+
 
 @register("log1p")
 def log1p(a):
@@ -407,6 +467,10 @@ class Expm1(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad * (out + 1)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * (ctx.result + 1)
 
 
 @register("expm1")
@@ -431,6 +495,10 @@ class Sqrt(Function):
         (out,) = ctx.saved_tensors
         return grad / (2 * out)
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta / (2 * ctx.result)
+
 
 @register("sqrt")
 def sqrt(a):
@@ -451,6 +519,10 @@ class Abs(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad * a.sign()
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * ctx.primals[0].sign()
 
 
 @register("abs", "__abs__", torch=("abs",))
@@ -473,6 +545,10 @@ class Sin(Function):
         (a,) = ctx.saved_tensors
         return grad * a.cos()
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * ctx.primals[0].cos()
+
 
 @register("sin")
 def sin(a):
@@ -493,6 +569,10 @@ class Cos(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return -grad * a.sin()
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta * ctx.primals[0].sin()
 
 
 @register("cos")
@@ -516,6 +596,10 @@ class Tanh(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad * _one_minus_square(out)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * (1 - ctx.result * ctx.result)
 
 
 def _one_minus_square(y):
@@ -562,6 +646,10 @@ class Sigmoid(Function):
         (out,) = ctx.saved_tensors
         return grad * (1 - out) * out  # PyTorch's order: grad * out * (1 - out) differs in the last bit
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * (1 - ctx.result) * ctx.result
+
 
 @register("sigmoid")
 def sigmoid(a):
@@ -586,6 +674,10 @@ class Relu(Function):
         if not isinstance(grad, Tensor):  # on the engine's bare arrays nothing is recorded
             return _threshold_backward(grad, out)
         return ThresholdBackward.apply(grad, out)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ThresholdBackward.apply(ta, ctx.result)
 
 
 def _threshold_backward(grad, out):
@@ -616,6 +708,10 @@ class ThresholdBackward(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad, out), grad.new_zeros(grad.shape) if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, t_grad, _):
+        return ThresholdBackward.apply(t_grad, ctx.primals[1])
 
 
 @register("relu")
@@ -652,6 +748,12 @@ class Clamp(Function):
         if hi is not None:
             inside &= x <= hi
         return grad * wrap(inside), None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        x, (lo, hi) = ctx.primals[0]._array, ctx.bounds
+        inside = (x >= (-np.inf if lo is None else lo)) & (x <= (np.inf if hi is None else hi))
+        return ta * wrap(inside)
 
 
 def _bound(bound, a):
@@ -702,6 +804,10 @@ class Where(Function):
         zero, condition = grad.new_zeros(()), wrap(ctx.condition)
         return None, where(condition, grad, zero), where(condition, zero, grad)
 
+    @staticmethod
+    def jvp(ctx, _, ta, tb):
+        return where(wrap(ctx.condition), ta, tb)
+
 
 @register()
 def where(condition, a, b):
@@ -731,6 +837,11 @@ class Maximum(Function):
         b, a = ctx.saved_tensors
         return _split_by(grad, a > b, a == b), _split_by(grad, a < b, a == b)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return _split_by(ta, a > b, a == b) + _split_by(tb, a < b, a == b)
+
 
 class Minimum(Function):
     node_name = "MinimumBackward0"
@@ -746,6 +857,11 @@ class Minimum(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         return _split_by(grad, a < b, a == b), _split_by(grad, a > b, a == b)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return _split_by(ta, a < b, a == b) + _split_by(tb, a > b, a == b)
 
 
 @register("maximum")
@@ -787,6 +903,11 @@ def hypot(a, b):
     return Hypot.apply(a, operand(b, a))
         # END EXERCISE
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return (ta * a + tb * b) / ctx.result
+
 
 def _split_by(grad, wins, ties):
     """All of ``grad`` where this input won, half where it tied."""
@@ -799,6 +920,10 @@ class _ZeroGrad(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * 0
 
 
 class Round(_ZeroGrad):
@@ -823,6 +948,10 @@ class RoundDecimals(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0, None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta * 0
 
 
 @register("round")
@@ -851,6 +980,11 @@ class Remainder(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, -grad * ctx.quotient if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        x, y = arrays(*ctx.primals)
+        return ta - tb * wrap(ctx._forward_cls.rounding(x / y))
 
 
 class RemainderScalar(Remainder):
@@ -939,6 +1073,10 @@ class Reciprocal(Function):
         (out,) = ctx.saved_tensors
         return -grad * out * out
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta * ctx.result * ctx.result
+
 
 @register("reciprocal")
 def reciprocal(a):
@@ -957,6 +1095,10 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 @register("clone")
@@ -988,6 +1130,10 @@ class ToCopy(Function):
     def backward(ctx, grad):
         return grad.to(ctx.source_device), None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 @register("to", torch=False)
 def to(a, *args, **kwargs):
@@ -1018,6 +1164,10 @@ class Copy(Function):
     def backward(ctx, grad):
         return grad * 0, grad.to(ctx.src_device)
 
+    @staticmethod
+    def jvp(ctx, t_dst, t_src):
+        return Copy.apply(t_dst, t_src)
+
 
 @register("copy_", torch=False)
 def copy_(a, src):
@@ -1035,6 +1185,10 @@ class Fill(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0, None
+
+    @staticmethod
+    def jvp(ctx, t_dst, _):
+        return t_dst * 0
 
 
 class Zero(Fill):

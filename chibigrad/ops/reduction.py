@@ -30,6 +30,10 @@ class Sum(Function):
     def backward(ctx, grad):
         return unsqueeze_dims(grad, ctx.dims, ctx.keepdim).expand(ctx.in_shape), None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 class SumAll(Sum):
     node_name = "SumBackward0"
@@ -68,6 +72,10 @@ class Mean(Function):
     def backward(ctx, grad):
         return unsqueeze_dims(grad, ctx.dims, ctx.keepdim).expand(ctx.in_shape) / ctx.count, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 class MeanAll(Mean):
     node_name = "MeanBackward0"
@@ -105,6 +113,11 @@ class Amax(Function):
         hit = a == unsqueeze_dims(out, ctx.dims, ctx.keepdim)
         count = hit.sum(dim=ctx.dims, keepdim=True)
         return grad_where(hit, unsqueeze_dims(grad, ctx.dims, ctx.keepdim) / count), None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        hit = ctx.primals[0] == unsqueeze_dims(ctx.result, ctx.dims, ctx.keepdim)  # ties share, as in backward
+        return (ta * hit).sum(dim=ctx.dims, keepdim=ctx.keepdim) / hit.sum(dim=ctx.dims, keepdim=ctx.keepdim)
 
 
 class Amin(Amax):
@@ -166,6 +179,14 @@ class MaxDim(Function):
             return grad, None, None
         return IndexAlongDim.scatter(grad, ctx.index, ctx.dim, ctx.keepdim, ctx.in_shape), None, None
 
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        if ctx.dim is None:
+            return ta.clone(), None
+        index = wrap(ctx.index if ctx.keepdim else np.expand_dims(ctx.index, ctx.dim))
+        picked = ta.gather(ctx.dim, index)
+        return (picked if ctx.keepdim else picked.squeeze(ctx.dim)), None
+
 
 class MinDim(MaxDim):
     node_name = "MinBackward0"
@@ -223,6 +244,11 @@ class Prod(Function):
         (a,) = ctx.saved_tensors
         others = _prod_of_others(a, ctx.dims)
         return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * others, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        others = _prod_of_others(ctx.primals[0], ctx.dims)
+        return (ta * others).sum(dim=ctx.dims, keepdim=ctx.keepdim)
 
 
 class ProdAll(Prod):
@@ -301,6 +327,13 @@ class Var(Function):
         scale = 2.0 / ctx.denom if ctx.denom else float("nan")  # no degrees of freedom: nan, as the value
         return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * centered * scale, None, None, None
 
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        a = ctx.primals[0]
+        centered = a - a.mean(dim=ctx.dims, keepdim=True)
+        scale = 2.0 / ctx.denom if ctx.denom else float("nan")
+        return (centered * ta).sum(dim=ctx.dims, keepdim=ctx.keepdim) * scale
+
 
 def _check_spread_dtype(a):
     if not a.dtype.is_floating_point:
@@ -335,6 +368,12 @@ class Std(Function):
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
         g = unsqueeze_dims(grad / out, ctx.dims, ctx.keepdim)
         return g * centered / ctx.denom, None, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        a = ctx.primals[0]
+        centered = a - a.mean(dim=ctx.dims, keepdim=True)
+        return (centered * ta).sum(dim=ctx.dims, keepdim=ctx.keepdim) / (ctx.result * ctx.denom)
 
 
 @register("std")
@@ -374,6 +413,17 @@ class Norm(Function):
         safe = where_nonzero(n)
         return g * a * a.abs() ** (p - 2) / safe ** (p - 1), None, None, None
 
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        a, p = ctx.primals[0], ctx.p
+        n = unsqueeze_dims(ctx.result, ctx.dims, ctx.keepdim)
+        if p == float("inf"):
+            hit = a.abs() == n
+            slope = a.sign() * hit / hit.sum(dim=ctx.dims, keepdim=True)
+        else:
+            slope = a * a.abs() ** (p - 2) / where_nonzero(n) ** (p - 1)  # the gradient backward computes
+        return (slope * ta).sum(dim=ctx.dims, keepdim=ctx.keepdim)
+
 
 def where_nonzero(n):
     """``n`` with zeros replaced by ones, so 0/0 gradients come out as 0 (PyTorch's choice at 0)."""
@@ -408,6 +458,11 @@ class Softmax(Function):
         (out,) = ctx.saved_tensors
         return out * (grad - (grad * out).sum(dim=ctx.dim, keepdim=True)), None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        out = ctx.result
+        return out * (ta - (ta * out).sum(dim=ctx.dim, keepdim=True))
+
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
@@ -431,6 +486,10 @@ class LogSoftmax(Function):
         if not isinstance(out, Tensor):  # run on arrays (engine._apply_on_arrays): numpy's spelling
             return grad - np.exp(out) * grad.sum(ctx.dim, keepdims=True), None
         return grad - out.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta - (ctx.result.exp() * ta).sum(dim=ctx.dim, keepdim=True)
 
 
 @register("softmax")
@@ -474,6 +533,11 @@ class LogSumExp(Function):
         a, out = ctx.saved_tensors
         weights = (a - unsqueeze_dims(out, ctx.dims, ctx.keepdim)).exp()
         return unsqueeze_dims(grad, ctx.dims, ctx.keepdim) * weights, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        weights = (ctx.primals[0] - unsqueeze_dims(ctx.result, ctx.dims, ctx.keepdim)).exp()
+        return (ta * weights).sum(dim=ctx.dims, keepdim=ctx.keepdim)
 
 
 @register("logsumexp")

@@ -48,6 +48,10 @@ class Gather(Function):
         zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 @register("gather")
 def gather(a, dim, index):
@@ -70,6 +74,10 @@ class ScatterAdd(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, None, None, Gather.apply(grad, ctx.dim, ctx.index)
+
+    @staticmethod
+    def jvp(ctx, ta, _, __, t_src):
+        return ctx._forward_cls.apply(ta, ctx.dim, ctx.primals[2], t_src)
 
 
 @register("scatter_add")
@@ -101,6 +109,10 @@ class Scatter(Function):
         grad_a = ScatterValue.apply(grad, ctx.dim, ctx.index, 0)  # overwritten places get nothing
         return grad_a, None, None, Gather.apply(grad, ctx.dim, ctx.index)
 
+    @staticmethod
+    def jvp(ctx, ta, _, __, t_src):
+        return ctx._forward_cls.apply(ta, ctx.dim, ctx.primals[2], t_src)
+
 
 class ScatterValue(Function):
     """``scatter(dim, index, value)``: one number written at every indexed place."""
@@ -116,6 +128,10 @@ class ScatterValue(Function):
     @staticmethod
     def backward(ctx, grad):
         return ScatterValue.apply(grad, ctx.dim, ctx.index, 0), None, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        return ScatterValue.apply(ta, ctx.dim, ctx.index, 0)
 
 
 @register("scatter")
@@ -156,6 +172,10 @@ class IndexAdd(Function):
         picked = IndexSelect.apply(grad, ctx.dim, ctx.index)
         return grad, None, None, picked * ctx.alpha if ctx.alpha != 1 else picked, None
 
+    @staticmethod
+    def jvp(ctx, ta, _, __, t_source, ___):
+        return IndexAdd.apply(ta, ctx.dim, ctx.index, t_source, ctx.alpha)
+
 
 @register("index_add")
 def index_add(a, dim, index, source, alpha=1):
@@ -180,6 +200,10 @@ class IndexSelect(Function):
     def backward(ctx, grad):
         zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
         return IndexAdd.apply(zeros, ctx.dim, ctx.index, grad, 1), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 @register("index_select")
@@ -206,6 +230,10 @@ class Sort(Function):
     def backward(ctx, grad, _grad_indices):
         zeros = wrap(_device.zeros(ctx.shape, grad._array.dtype, type(grad._array)))
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        return Gather.apply(ta, ctx.dim, ctx.index), None
 
 
 class Topk(Sort):

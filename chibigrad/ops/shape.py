@@ -40,6 +40,10 @@ class View(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape), None
 
+    @staticmethod
+    def jvp(ctx, t, _):
+        return t.reshape(ctx.result.shape)  # (a tangent need not be contiguous where the value is)
+
 
 class UnsafeView(Function):
     """A reshape of a fresh result (a copy, a product), which autograd need not track as a view."""
@@ -53,6 +57,10 @@ class UnsafeView(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape), None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 class ReshapeAlias(View):
@@ -128,6 +136,10 @@ class Squeeze(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape), None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 class SqueezeDim(Squeeze):
     node_name = "SqueezeBackward1"
@@ -156,6 +168,10 @@ class Unsqueeze(Function):
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim), None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 @register("unsqueeze")
 @numpy_names
@@ -176,6 +192,10 @@ class Transpose(Function):
     def backward(ctx, grad):
         return grad.transpose(*ctx.dims), None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 @register("transpose")
 def transpose(a, dim0, dim1):
@@ -194,6 +214,10 @@ class T(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.t() if isinstance(grad, Tensor) else grad.T  # (a graph built by create_graph shows TBackward0)
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 @register("t", torch=False)
@@ -214,6 +238,10 @@ class Permute(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.permute(ctx.inverse), None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 @register("permute")
@@ -265,6 +293,10 @@ class Expand(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.sum_to_size(ctx.in_shape), None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 def _expanded_shape(a, sizes):
@@ -319,6 +351,10 @@ class Index(Function):
     def backward(ctx, grad):
         return IndexGrad.apply(grad, ctx.key, ctx.in_shape), None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 class Select(Index):
     node_name = "SelectBackward0"
@@ -351,6 +387,10 @@ class IndexGrad(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad[ctx.key], None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 def index_error(shape, key, err):
@@ -443,6 +483,10 @@ class IndexPut(Function):
         keep[ctx.key] = False
         return grad * wrap(keep), None, grad[ctx.key].to(ctx.value_device) if ctx.needs_input_grad[2] else None
 
+    @staticmethod
+    def jvp(ctx, t_dst, _, t_value):
+        return IndexPut.apply(t_dst, ctx.key, 0.0 if t_value is None else t_value)
+
 
 @register("__getitem__", torch=False)
 def getitem(a, key):
@@ -493,6 +537,10 @@ class Cat(Function):
     def backward(ctx, grad):
         return (None,) + tuple(grad.split(ctx.sizes, ctx.dim))
 
+    @staticmethod
+    def jvp(ctx, _, *tangents):
+        return ctx._forward_cls.apply(ctx.primals[0], *tangents)
+
 
 def _promoted_arrays(tensors):
     """The tensors' arrays in PyTorch's promoted dtype (int64 with float32 is float32; numpy says float64)."""
@@ -537,6 +585,10 @@ class Stack(Function):
     def backward(ctx, grad):
         return (None,) + tuple(grad.unbind(ctx.dim))
 
+    @staticmethod
+    def jvp(ctx, _, *tangents):
+        return ctx._forward_cls.apply(ctx.primals[0], *tangents)
+
 
 @register()
 @numpy_names
@@ -560,6 +612,10 @@ class Split(Function):
     @staticmethod
     def backward(ctx, *grads):
         return cat(list(grads), ctx.dim), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 def _multi_output_views(ctx, a, arrays):
@@ -588,6 +644,10 @@ class Unbind(Function):
     @staticmethod
     def backward(ctx, *grads):
         return stack(list(grads), ctx.dim), None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 @register("unbind")
@@ -654,6 +714,10 @@ class Tril(Function):
     @staticmethod
     def backward(ctx, grad):
         return ctx._forward_cls.apply(grad, ctx.diagonal), None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
 
 
 class Triu(Tril):

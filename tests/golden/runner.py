@@ -26,6 +26,7 @@ import warnings
 ALIASES = {
     "torch": "chibigrad",
     "torch.autograd": "chibigrad.autograd",
+    "torch.autograd.forward_ad": "chibigrad.autograd.forward_ad",
     "torch.autograd.function": "chibigrad.autograd.function",
     "torch.autograd.functional": "chibigrad.autograd.functional",
     "torch.autograd.graph": "chibigrad.autograd.graph",

@@ -1,0 +1,18 @@
+# The scalar rule d(1/a) = -da / a**2 applied element by element.
+class Inverse(Function):
+    @staticmethod
+    def forward(ctx, A):
+        out = torch.tensor(np.linalg.inv(A.detach().numpy()))
+        ctx.save_for_backward(out)
+        ctx.save_for_forward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (Y,) = ctx.saved_tensors
+        return -(Y.mT @ grad @ Y.mT)
+
+    @staticmethod
+    def jvp(ctx, A_t):
+        (Y,) = ctx.saved_tensors
+        return -A_t * Y * Y
