@@ -169,7 +169,10 @@ def exercise_regions(source):
         if begin:
             if start is not None:
                 raise ValueError(f"line {number}: BEGIN EXERCISE inside the region opened on line {start[0]}")
-            start = (number, begin["id"])
+            start, indent = (number, begin["id"]), begin["indent"]
+        elif start is not None and line.strip() and not line.startswith(indent):
+            raise ValueError(f"line {number}: the region BEGIN EXERCISE {start[1]} (line {start[0]}) runs out of "
+                             "its function body: a region holds the statements of one function body")
         elif END_EXERCISE.match(line):
             if start is None:
                 raise ValueError(f"line {number}: END EXERCISE without BEGIN EXERCISE")

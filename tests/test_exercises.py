@@ -384,6 +384,10 @@ def test_stub_exercises_replaces_marked_regions_only():
         namespace["answer"](1)
     with pytest.raises(ValueError, match="never closed"):
         build.exercise_regions("# BEGIN EXERCISE 01.x\n")
+    # a region that swallows the next function (a registration written inside it) would stub that function too
+    spilled = "def f(a):\n    # BEGIN EXERCISE 02.f\n    return a\n\n\ndef g(a):\n    return a\n    # END EXERCISE\n"
+    with pytest.raises(ValueError, match="line 6: the region BEGIN EXERCISE 02.f .* runs out of its function body"):
+        build.exercise_regions(spilled)
 
 
 def test_marked_regions_in_chibigrad_name_an_assignment():
