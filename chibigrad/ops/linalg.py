@@ -12,7 +12,6 @@ from .shape import SqueezeMatmul, UnsafeView
 class Mm(Function):
     node_name = "MmBackward0"
     saved_names = ("mat2", "self")  # in PyTorch's order (see save_needed)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -35,7 +34,7 @@ class Mm(Function):
 def _t(m):
     """``m.mT``; a matrix as PyTorch's formulas transpose it, with ``t()``, so that a graph
     built by create_graph shows TBackward0 where PyTorch's does."""
-    return m.t() if m.ndim == 2 and isinstance(m, Tensor) else m.mT
+    return m.t() if m.ndim == 2 else m.mT
 
 
 def _column_major(m):
@@ -54,9 +53,7 @@ class Bmm(Mm):
 
     @staticmethod
     def backward(ctx, grad):
-        if not isinstance(grad, Tensor):  # arrays: ``@`` is numpy's batched product
-            return Mm.backward(ctx, grad)
-        b, a = ctx.saved_tensors  # tensors (create_graph): recorded with bmm, as PyTorch records them
+        b, a = ctx.saved_tensors  # recorded with bmm, as PyTorch records them
         return (grad.bmm(b.mT) if ctx.needs_input_grad[0] else None,
                 a.mT.bmm(grad) if ctx.needs_input_grad[1] else None)
 
@@ -64,7 +61,6 @@ class Bmm(Mm):
 class Dot(Function):
     node_name = "DotBackward0"
     saved_names = ("tensor", "self")  # in PyTorch's order (see save_needed)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -269,7 +265,6 @@ class Addmm(Function):
     """``bias + mat1 @ mat2`` in one node: F.linear on a batch, with mat2 = weight.t()."""
     node_name = "AddmmBackward0"
     saved_names = ("mat1", "mat2")
-    array_backward = True
 
     @staticmethod
     def forward(ctx, bias, mat1, mat2):

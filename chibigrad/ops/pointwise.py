@@ -21,7 +21,6 @@ from ._util import arrays, check_broadcast, cpu_scalars, float_array, operand, r
 
 class Add(Function):
     node_name = "AddBackward0"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -62,7 +61,6 @@ def _check_result_fits(a, *others, true_divide=False, cpp_name=False):
 
 class Sub(Function):
     node_name = "SubBackward0"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -93,7 +91,6 @@ def sub_(a, other, alpha=1):
 class Rsub(Function):
     """``number - tensor``, as PyTorch records it."""
     node_name = "RsubBackward1"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -117,7 +114,6 @@ def rsub(a, number):
 class Mul(Function):
     node_name = "MulBackward0"
     saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -151,7 +147,6 @@ def mul_(a, other):
 class Div(Function):
     node_name = "DivBackward0"
     saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -191,7 +186,6 @@ def rdiv(a, number):
 
 class Neg(Function):
     node_name = "NegBackward0"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -219,7 +213,6 @@ class Pow(Function):
     node_name = "PowBackward0"
     saved_names = ("self",)
     saved_values = ("exponent",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, exponent):
@@ -238,7 +231,7 @@ class Pow(Function):
         p = ctx.exponent
         if p == 0:
             return grad * 0, None
-        scaled = MulScalar.apply(a ** (p - 1), p) if isinstance(a, Tensor) else a ** (p - 1) * p
+        scaled = MulScalar.apply(a ** (p - 1), p)
         return grad * scaled, None
 
     @staticmethod
@@ -251,7 +244,6 @@ class MulScalar(Function):
     """``tensor * number`` inside a derivative formula: PyTorch's mul.Scalar, whose node is
     MulBackward1 (a user's ``x * 3`` wraps 3 in a tensor: MulBackward0)."""
     node_name = "MulBackward1"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, number):
@@ -338,7 +330,6 @@ def rpow(a, base):
 class Exp(Function):
     node_name = "ExpBackward0"
     saved_names = ("result",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -365,7 +356,6 @@ def exp(a):
 class Log(Function):
     node_name = "LogBackward0"
     saved_names = ("self",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -482,7 +472,6 @@ def expm1(a):
 class Sqrt(Function):
     node_name = "SqrtBackward0"
     saved_names = ("result",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -584,7 +573,6 @@ def cos(a):
 class Tanh(Function):
     node_name = "TanhBackward0"
     saved_names = ("result",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -630,7 +618,6 @@ def tanh(a):
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
     saved_names = ("result",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -660,7 +647,6 @@ def sigmoid(a):
 class Relu(Function):
     node_name = "ReluBackward0"
     saved_names = ("result",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -671,8 +657,6 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        if not isinstance(grad, Tensor):  # on the engine's bare arrays nothing is recorded
-            return _threshold_backward(grad, out)
         return ThresholdBackward.apply(grad, out)
 
     @staticmethod
@@ -1060,7 +1044,6 @@ def sign(a):
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
     saved_names = ("result",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -1086,7 +1069,6 @@ def reciprocal(a):
 
 class Clone(Function):
     node_name = "CloneBackward0"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):

@@ -467,7 +467,6 @@ class Softmax(Function):
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
     saved_names = ("result",)
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -483,8 +482,6 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        if not isinstance(out, Tensor):  # run on arrays (engine._apply_on_arrays): numpy's spelling
-            return grad - np.exp(out) * grad.sum(ctx.dim, keepdims=True), None
         return grad - out.exp() * grad.sum(ctx.dim, keepdim=True), None
 
     @staticmethod

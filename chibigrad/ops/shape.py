@@ -205,7 +205,6 @@ def transpose(a, dim0, dim1):
 class T(Function):
     """``a.t()`` of a matrix (F.linear's ``weight.t()``): its gradient is transposed back."""
     node_name = "TBackward0"
-    array_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -213,7 +212,7 @@ class T(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.t() if isinstance(grad, Tensor) else grad.T  # (a graph built by create_graph shows TBackward0)
+        return grad.t()  # (a graph built by create_graph shows TBackward0)
 
     @staticmethod
     def jvp(ctx, t, *_):
