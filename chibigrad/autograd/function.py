@@ -115,16 +115,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
-        if not grad_mode.is_grad_enabled():  # e.g. inside backward: nothing is recorded
+        if not grad_mode._state.enabled:  # grad mode off (e.g. inside backward): nothing is recorded
             return _run_unrecorded(cls, args, kwargs)
         needs = _needs_input_grad(args)
-        if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
-            with grad_mode.no_grad():
-                return _run_unrecorded(cls, args, kwargs)
+        if True not in needs:  # nothing to record
+            return _run_unrecorded(cls, args, kwargs)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
-        with grad_mode.no_grad():  # forward itself is never recorded
-            outputs = _forward(cls, ctx, args, kwargs)
+        outputs = _forward(cls, ctx, args, kwargs)
         if isinstance(outputs, tuple):
             return _connect(ctx, args, outputs)
         return _connect(ctx, args, (outputs,))[0]
@@ -143,18 +141,24 @@ def _needs_input_grad(args):
 
 def _forward(cls, ctx, args, kwargs):
     """``forward(ctx, *args)``, or in PyTorch's newer style ``forward(*args)`` followed by
-    ``setup_context(ctx, inputs, output)``."""
-    if not cls._separate_setup_context:
-        return cls.forward(ctx, *args, **kwargs)
-    bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
-    bound.apply_defaults()  # defaults included, as in PyTorch
-    outputs = cls.forward(*bound.args)
-    cls.setup_context(ctx, bound.args, outputs)
-    return outputs
+    ``setup_context(ctx, inputs, output)``. Always with grad mode off, as in PyTorch: forward
+    itself is never recorded."""
+    state = grad_mode._state
+    enabled, state.enabled = state.enabled, False
+    try:
+        if not cls._separate_setup_context:
+            return cls.forward(ctx, *args, **kwargs)
+        bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input
+        bound.apply_defaults()  # positionally, defaults included, as in PyTorch
+        outputs = cls.forward(*bound.args)
+        cls.setup_context(ctx, bound.args, outputs)
+        return outputs
+    finally:
+        state.enabled = enabled
 
 
 def _run_unrecorded(cls, args, kwargs):
-    """Forward only, under no_grad: the ctx is thrown away, in-place outputs still get a new version."""
+    """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)  # (not a Node: it takes no sequence number)
     ctx.needs_input_grad = (False,) * len(args)
     outputs = _forward(cls, ctx, args, kwargs)
