@@ -117,26 +117,28 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
         if not grad_mode._state.enabled:  # grad mode off (e.g. inside backward): nothing is recorded
             return _run_unrecorded(cls, args, kwargs)
-        needs = _needs_input_grad(args)
+        edges = _collect_next_edges(args)
+        needs = tuple([node is not None for node, _ in edges])  # does the argument need a gradient?
         if True not in needs:  # nothing to record
             return _run_unrecorded(cls, args, kwargs)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
         outputs = _forward(cls, ctx, args, kwargs)
         if isinstance(outputs, tuple):
-            return _connect(ctx, args, outputs)
-        return _connect(ctx, args, (outputs,))[0]
+            return _connect(ctx, args, edges, outputs)
+        return _connect(ctx, args, edges, (outputs,))[0]
 
 
 Function._separate_setup_context = False  # the base only declares setup_context
 
 
-def _needs_input_grad(args):
-    """For each argument: is it a tensor that needs a gradient?"""
-    needs = []
+def _collect_next_edges(args):
+    """For each argument, the edge ``(node, input_nr)`` its gradient goes to (PyTorch's
+    collect_next_edges); the node is None for an argument that needs no gradient."""
+    edges = []
     for a in args:
-        needs.append(isinstance(a, _tensor.Tensor) and a.requires_grad)
-    return tuple(needs)
+        edges.append(a._gradient_edge() if isinstance(a, _tensor.Tensor) else (None, 0))
+    return edges
 
 
 def _forward(cls, ctx, args, kwargs):
@@ -167,14 +169,14 @@ def _run_unrecorded(cls, args, kwargs):
     return outputs
 
 
-def _connect(ctx, args, outs):
-    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node; return
+def _connect(ctx, args, edges, outs):
+    """Make ctx the grad_fn of ``outs``, with the ``edges`` of its tensor inputs; return
     the outputs (see _new_outputs)."""
     outs = _new_outputs(ctx, args, outs)
     next_nodes, next_nrs, tensor_args, input_meta = [], [], [], []
     for i, (a, needed) in enumerate(zip(args, ctx.needs_input_grad)):
         if isinstance(a, _tensor.Tensor):
-            node, nr = a._gradient_edge()  # (None, 0) for a tensor that needs no gradient
+            node, nr = edges[i]
             next_nodes.append(node)
             next_nrs.append(nr)
             tensor_args.append(i)  # backward returns a value per argument; the engine keeps these
