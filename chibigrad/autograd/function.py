@@ -123,7 +123,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             return _run_unrecorded(cls, args, kwargs)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs
-        outputs = _forward(cls, ctx, args, kwargs)
+        outputs = _forward(cls, ctx, args, kwargs)  # with grad mode off: forward itself is never recorded
         if isinstance(outputs, tuple):
             return _connect(ctx, args, edges, outputs)
         return _connect(ctx, args, edges, (outputs,))[0]
