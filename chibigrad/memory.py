@@ -135,7 +135,7 @@ def _count_what_is_alive():
             track(obj._array)
         elif kind is SavedTensor and getattr(obj, "_data", None) is not None:
             track(obj._data)
-            track_saved(obj._data)
+            obj._count()  # track_saved, until it is released or dies
     reset_peak()
 
 

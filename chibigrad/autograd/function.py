@@ -136,48 +136,54 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
 def _apply(cls, args, kwargs, ctxs=None):
     """What ``apply`` does; ``ctxs``, if given, receives the ctx forward ran with (forward mode's jvp needs it)."""
-    if not grad_mode.is_grad_enabled():  # e.g. inside backward: nothing is recorded
+    if not grad_mode._state.enabled:  # grad mode off (e.g. inside backward): nothing is recorded
         return _run_unrecorded(cls, args, kwargs, ctxs)
-    needs = _needs_input_grad(args)
-    if True not in needs:  # nothing to record, but forward still runs without grad, as in PyTorch
-        with grad_mode.no_grad():
-            return _run_unrecorded(cls, args, kwargs, ctxs)
+    edges = _collect_next_edges(args)
+    needs = tuple([node is not None for node, _ in edges])  # does the argument need a gradient?
+    if True not in needs:  # nothing to record
+        return _run_unrecorded(cls, args, kwargs, ctxs)
     ctx = cls._backward_cls()
     if ctxs is not None:
         ctxs.append(ctx)
     ctx.needs_input_grad = needs
-    with grad_mode.no_grad():  # forward itself is never recorded
-        outputs = _forward(cls, ctx, args, kwargs)
+    outputs = _forward(cls, ctx, args, kwargs)  # with grad mode off: forward itself is never recorded
     if isinstance(outputs, tuple):
-        return _connect(ctx, args, outputs)
-    return _connect(ctx, args, (outputs,))[0]
+        return _connect(ctx, args, edges, outputs)
+    return _connect(ctx, args, edges, (outputs,))[0]
 
 
 Function._separate_setup_context = False  # the base only declares setup_context
 
 
-def _needs_input_grad(args):
-    """For each argument: is it a tensor that needs a gradient?"""
-    needs = []
+def _collect_next_edges(args):
+    """For each argument, the edge ``(node, input_nr)`` its gradient goes to (PyTorch's
+    collect_next_edges); the node is None for an argument that needs no gradient."""
+    edges = []
     for a in args:
-        needs.append(isinstance(a, _tensor.Tensor) and a.requires_grad)
-    return tuple(needs)
+        edges.append(a._gradient_edge() if isinstance(a, _tensor.Tensor) else (None, 0))
+    return edges
 
 
 def _forward(cls, ctx, args, kwargs):
     """``forward(ctx, *args)``, or in PyTorch's newer style ``forward(*args)`` followed by
-    ``setup_context(ctx, inputs, output)``."""
-    if not cls._separate_setup_context:
-        return cls.forward(ctx, *args, **kwargs)
-    bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input positionally,
-    bound.apply_defaults()  # defaults included, as in PyTorch
-    outputs = cls.forward(*bound.args)
-    cls.setup_context(ctx, bound.args, outputs)
-    return outputs
+    ``setup_context(ctx, inputs, output)``. Always with grad mode off, as in PyTorch: forward
+    itself is never recorded."""
+    state = grad_mode._state
+    enabled, state.enabled = state.enabled, False
+    try:
+        if not cls._separate_setup_context:
+            return cls.forward(ctx, *args, **kwargs)
+        bound = inspect.signature(cls.forward).bind(*args, **kwargs)  # setup_context sees every input
+        bound.apply_defaults()  # positionally, defaults included, as in PyTorch
+        outputs = cls.forward(*bound.args)
+        cls.setup_context(ctx, bound.args, outputs)
+        return outputs
+    finally:
+        state.enabled = enabled
 
 
 def _run_unrecorded(cls, args, kwargs, ctxs=None):
-    """Forward only, under no_grad: the ctx is thrown away, in-place outputs still get a new version."""
+    """Forward only: the ctx is thrown away, in-place outputs still get a new version."""
     ctx = cls._backward_cls.__new__(cls._backward_cls)  # (not a Node: it takes no sequence number)
     if ctxs is not None:
         ctxs.append(ctx)
@@ -188,14 +194,14 @@ def _run_unrecorded(cls, args, kwargs, ctxs=None):
     return outputs
 
 
-def _connect(ctx, args, outs):
-    """Make ctx the grad_fn of ``outs``, with an edge to each tensor input's node; return
+def _connect(ctx, args, edges, outs):
+    """Make ctx the grad_fn of ``outs``, with the ``edges`` of its tensor inputs; return
     the outputs (see _new_outputs)."""
     outs = _new_outputs(ctx, args, outs)
     next_nodes, next_nrs, tensor_args, input_meta = [], [], [], []
     for i, (a, needed) in enumerate(zip(args, ctx.needs_input_grad)):
         if isinstance(a, _tensor.Tensor):
-            node, nr = a._gradient_edge()  # (None, 0) for a tensor that needs no gradient
+            node, nr = edges[i]
             next_nodes.append(node)
             next_nrs.append(nr)
             tensor_args.append(i)  # backward returns a value per argument; the engine keeps these

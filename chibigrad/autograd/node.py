@@ -56,7 +56,8 @@ class SavedTensor:
     Tensor would make a reference cycle through grad_fn) and re-wrapped on unpack.
     """
 
-    __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta")
+    __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta",
+                 "_untrack", "__weakref__")
 
     def __repr__(self):
         """``grad_fn._raw_saved_self`` prints as in PyTorch, whose saved tensors are C++ objects."""
@@ -76,8 +77,15 @@ class SavedTensor:
             self._tensor, self._output_nr, self._requires_grad = None, tensor._output_nr, tensor._grad_fn is not None
         else:
             self._tensor = tensor
+        self._untrack = None
         if memory._counting:  # (saves a call per saved tensor while nobody counts)
-            memory.track_saved(self._data)
+            self._count()
+
+    def _count(self):
+        """Count the saved data in ``chibigrad.memory`` until it is released or this SavedTensor dies."""
+        memory.track_saved(self._data)
+        self._untrack = weakref.finalize(self, memory.untrack_saved, self._data)
+        self._untrack.atexit = False
 
     @property
     def is_released(self):
@@ -87,8 +95,8 @@ class SavedTensor:
         """Let go of the saved data (backward calls this unless retain_graph)."""
         data = self._data
         if data is not None:
-            if memory._counting:  # (saves a call per saved tensor while nobody counts)
-                memory.untrack_saved(data)
+            if self._untrack is not None:
+                self._untrack()
             self._freed_meta = (data.shape, data.dtype, data.nbytes)  # for graph pictures
             self._data = self._tensor = None
 
@@ -124,11 +132,6 @@ class SavedTensor:
                 f"operation: {what} is at version {self._version[0]}; expected version "
                 f"{self._saved_version} instead. Hint: {hint}")
 
-    def __del__(self):
-        # memory is None at interpreter exit; _data is unset if __init__ raised
-        if memory is not None and memory._counting and getattr(self, "_data", None) is not None:
-            memory.untrack_saved(self._data)
-
 
 class PackedSavedTensor(SavedTensor):
     """A tensor saved inside ``autograd.graph.saved_tensors_hooks``: the node keeps only what
@@ -144,8 +147,8 @@ class PackedSavedTensor(SavedTensor):
         pack_hook, self._unpack_hook = _saved_tensors_hooks[-1]
         with grad_mode.no_grad():
             self._packed = pack_hook(tensor)
-        if memory._counting:
-            memory.untrack_saved(self._data)
+        if self._untrack is not None:
+            self._untrack()
         self._edge = None if is_output else tensor._gradient_edge()
         self._freed_meta = (self._data.shape, self._data.dtype, self._data.nbytes)
         self._data = self._tensor = None
