@@ -389,7 +389,8 @@ def _spread_ports(routes, chains):
 def _svg(boxes, edges, labels=None, label_at="start"):
     """The whole picture: edges first, boxes on top, edge labels over both."""
     centres, sizes, routes, (w, h) = _layout(boxes, edges)
-    marks = [_svg_label(routes[i] if label_at == "start" else routes[i][-2:], text)
+    placed = []  # (x, y, width) of the labels so far
+    marks = [_svg_label(routes[i] if label_at == "start" else routes[i][-2:], text, placed)
              for i, text in sorted((labels or {}).items())]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
              f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="{FONT}" font-size="{FONT_SIZE}">',
@@ -399,10 +400,16 @@ def _svg(boxes, edges, labels=None, label_at="start"):
     return "\n".join(parts + marks + ["</svg>"]) + "\n"
 
 
-def _svg_label(points, text):
-    """An edge's text on a white patch, halfway down the edge's first stretch."""
+def _svg_label(points, text, placed):
+    """An edge's text on a white patch, halfway down the edge's first stretch (or a line
+    lower or higher, where it would cover a label in ``placed``)."""
     (ax, ay), (bx, by) = points[0], points[1]
     x, y, w = (ax + bx) / 2, (ay + by) / 2, len(text) * CHAR_W + 6
+    for shift in (0, 17, -17, 34, -34):
+        if not any(abs(x - px) < (w + pw) / 2 and abs(y + shift - py) < 17 for px, py, pw in placed):
+            break
+    y += shift
+    placed.append((x, y, w))
     return (f'<rect x="{x - w / 2:.1f}" y="{y - 8:.1f}" width="{w:.1f}" height="16" rx="3" '
             f'fill="white" fill-opacity="0.9"/>\n' + _svg_text(x, y, text, ' fill="#a0302b"'))
 
@@ -581,6 +588,9 @@ class BackwardFrames:
 
     def __getitem__(self, step):
         return self.frames[step]
+
+    def __iter__(self):
+        return iter(self.frames)
 
     def __repr__(self):
         return f"<BackwardFrames: {len(self.frames)} frames>"
