@@ -401,8 +401,8 @@ def _svg(boxes, edges, labels=None, label_at="start"):
 
 
 def _svg_label(points, text, placed):
-    """An edge's text on a white patch, halfway down the edge's first stretch (or a line
-    lower or higher, where it would cover a label in ``placed``)."""
+    """An edge's text on a white patch, halfway between the two points given (its edge's first
+    or last stretch), or a line lower or higher where it would cover a label in ``placed``."""
     (ax, ay), (bx, by) = points[0], points[1]
     x, y, w = (ax + bx) / 2, (ay + by) / 2, len(text) * CHAR_W + 6
     for shift in (0, 17, -17, 34, -34):
@@ -468,6 +468,9 @@ def backward_frames(tensor, gradient=None, params=None, retain_graph=False):
     has arrived along its edges, and it waits for the edges whose source has
     not run yet. Frame 0 is the start; frame k follows the k-th node's run.
     """
+    if tensor.grad_fn is None:
+        raise ValueError("backward_frames needs a tensor made by recorded operations, and this one has no "
+                         "grad_fn (a leaf, or computed under no_grad): pass the loss, not a parameter")
     nodes = _reachable(tensor.grad_fn)
     picture = _walk([tensor], {id(t): name for name, t in (params or {}).items()}, True, 200)
     recorder = _Recorder(nodes)

@@ -361,3 +361,8 @@ def test_frame_pictures_show_state_and_are_valid_svg():
     strip = ET.fromstring(frames.strip(columns=3).svg())
     titles = [t.text for t in strip.findall(f"{SVG}text") if t.text.startswith("step")]
     assert titles == ["step 0: start"] + [f"step {k}: {f.node.name()} ran" for k, f in enumerate(frames.frames) if k]
+
+
+def test_frames_of_a_tensor_without_graph_is_a_clear_error():
+    with pytest.raises(ValueError, match="has no grad_fn"):
+        viz.backward_frames(torch.ones(2, requires_grad=True))
