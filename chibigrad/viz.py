@@ -30,6 +30,7 @@ from functools import partial
 
 import numpy as np
 
+from .autograd.engine import topological_order
 from .autograd.node import AccumulateGrad
 
 COLORS = {"output": "#c5e3a5", "node": "#f2f2f2", "leaf": "#cde2f7", "more": "#ffffff",
@@ -471,7 +472,7 @@ def backward_frames(tensor, gradient=None, params=None, retain_graph=False):
     if tensor.grad_fn is None:
         raise ValueError("backward_frames needs a tensor made by recorded operations, and this one has no "
                          "grad_fn (a leaf, or computed under no_grad): pass the loss, not a parameter")
-    nodes = _reachable(tensor.grad_fn)
+    nodes = topological_order([tensor.grad_fn])  # every node backward will run
     picture = _walk([tensor], {id(t): name for name, t in (params or {}).items()}, True, 200)
     recorder = _Recorder(nodes)
     handles = []
@@ -485,17 +486,6 @@ def backward_frames(tensor, gradient=None, params=None, retain_graph=False):
             handle.remove()
     recorder.close_frame()
     return BackwardFrames(recorder.frames, *picture[:2])
-
-
-def _reachable(root):
-    """Every node reachable from ``root``, each once (an explicit stack, no recursion)."""
-    seen, stack = {root: None}, [root]
-    while stack:
-        for child, _ in stack.pop().next_functions:
-            if child is not None and child not in seen:
-                seen[child] = None
-                stack.append(child)
-    return list(seen)
 
 
 class Frame:
