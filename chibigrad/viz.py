@@ -21,6 +21,7 @@ Graphviz's ``dot`` lays the graph out when it is installed. Otherwise a small
 layered layout written here does, so pictures work (and the book builds)
 on a machine without Graphviz.
 """
+import contextlib
 import html
 import re
 import shutil
@@ -475,15 +476,11 @@ def backward_frames(tensor, gradient=None, params=None, retain_graph=False):
     nodes = topological_order([tensor.grad_fn])  # every node backward will run
     picture = _walk([tensor], {id(t): name for name, t in (params or {}).items()}, True, 200)
     recorder = _Recorder(nodes)
-    handles = []
-    for node in nodes:
-        handles += [node.register_prehook(partial(recorder.before, node)),
-                    node.register_hook(partial(recorder.after, node))]
-    try:
+    with contextlib.ExitStack() as hooks:  # every hook is removed when backward ends, or raises
+        for node in nodes:
+            hooks.enter_context(node.register_prehook(partial(recorder.before, node)))
+            hooks.enter_context(node.register_hook(partial(recorder.after, node)))
         tensor.backward(gradient, retain_graph=retain_graph)
-    finally:
-        for handle in handles:
-            handle.remove()
     recorder.close_frame()
     return BackwardFrames(recorder.frames, *picture[:2])
 

@@ -366,3 +366,11 @@ def test_frame_pictures_show_state_and_are_valid_svg():
 def test_frames_of_a_tensor_without_graph_is_a_clear_error():
     with pytest.raises(ValueError, match="has no grad_fn"):
         viz.backward_frames(torch.ones(2, requires_grad=True))
+
+
+def test_hooks_are_removed_when_backward_raises():
+    _, loss = exp_shared()
+    loss.backward()  # frees the graph: backward_frames' backward raises
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        viz.backward_frames(loss)
+    assert all(not n._pre_hooks and not n._post_hooks for n in topological_order([loss.grad_fn]))
