@@ -12,19 +12,30 @@ that Jupyter shows inline. Arrows point the way gradients flow:
   ``params`` as torchviz names them (``show_grad=True`` adds its ``.grad``);
 - optional text on edges (``edge_labels``), e.g. each edge's local derivative.
 
+``backward_frames(loss)`` runs ``loss.backward()`` and records it step by step:
+one picture per node the engine runs, with every node's gradient buffer, the
+number of edges it still waits for, the gradient sent along each edge and the
+saved tensors freed so far.
+
 Graphviz's ``dot`` lays the graph out when it is installed. Otherwise a small
 layered layout written here does, so pictures work (and the book builds)
 on a machine without Graphviz.
 """
+import contextlib
 import html
+import re
 import shutil
 import subprocess
 from collections import deque
+from functools import partial
 
+import numpy as np
+
+from .autograd.engine import topological_order
 from .autograd.node import AccumulateGrad
 
 COLORS = {"output": "#c5e3a5", "node": "#f2f2f2", "leaf": "#cde2f7", "more": "#ffffff",
-          "saved": "#ffd7a8", "freed": "#e6e6e6"}
+          "saved": "#ffd7a8", "freed": "#e6e6e6", "running": "#ffe27a", "done": "#dddddd"}
 FONT, FONT_SIZE = "DejaVu Sans Mono, Menlo, Consolas, monospace", 12
 CHAR_W = 0.6 * FONT_SIZE  # advance of one monospace character
 PAD, TITLE_H, ROW_H = 8, 22, 18
@@ -173,6 +184,7 @@ class Graph:
     def __init__(self, boxes, edges, truncated, engine, labels=None):
         self.boxes, self.edges, self.truncated, self.engine = boxes, edges, truncated, engine
         self.labels = labels or {}  # edge index -> text
+        self.label_at = "start"  # where on its edge a label sits: "start" or "end"
 
     def __repr__(self):
         return f"<Graph: {len(self.boxes)} boxes, {len(self.edges)} edges>"
@@ -192,7 +204,7 @@ class Graph:
     def svg(self):
         """The picture as SVG text, laid out by this graph's engine."""
         if self.engine == "python":
-            return _svg(self.boxes, self.edges, self.labels)
+            return _svg(self.boxes, self.edges, self.labels, self.label_at)
         if not shutil.which("dot"):
             raise RuntimeError('engine="dot" needs Graphviz\'s dot program on PATH; use engine="python"')
         return subprocess.run(["dot", "-Tsvg"], input=self.to_dot(), capture_output=True, text=True,
@@ -376,10 +388,12 @@ def _spread_ports(routes, chains):
                 route[end][0] += (k - (len(group) - 1) / 2) * step
 
 
-def _svg(boxes, edges, labels=None):
+def _svg(boxes, edges, labels=None, label_at="start"):
     """The whole picture: edges first, boxes on top, edge labels over both."""
     centres, sizes, routes, (w, h) = _layout(boxes, edges)
-    marks = [_svg_label(routes[i], text) for i, text in sorted((labels or {}).items())]
+    placed = []  # (x, y, width) of the labels so far
+    marks = [_svg_label(routes[i] if label_at == "start" else routes[i][-2:], text, placed)
+             for i, text in sorted((labels or {}).items())]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
              f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="{FONT}" font-size="{FONT_SIZE}">',
              f'<rect width="{w:.0f}" height="{h:.0f}" fill="white"/>']
@@ -388,10 +402,16 @@ def _svg(boxes, edges, labels=None):
     return "\n".join(parts + marks + ["</svg>"]) + "\n"
 
 
-def _svg_label(points, text):
-    """An edge's text on a white patch, halfway down the edge's first stretch."""
+def _svg_label(points, text, placed):
+    """An edge's text on a white patch, halfway between the two points given (its edge's first
+    or last stretch), or a line lower or higher where it would cover a label in ``placed``."""
     (ax, ay), (bx, by) = points[0], points[1]
     x, y, w = (ax + bx) / 2, (ay + by) / 2, len(text) * CHAR_W + 6
+    for shift in (0, 17, -17, 34, -34):
+        if not any(abs(x - px) < (w + pw) / 2 and abs(y + shift - py) < 17 for px, py, pw in placed):
+            break
+    y += shift
+    placed.append((x, y, w))
     return (f'<rect x="{x - w / 2:.1f}" y="{y - 8:.1f}" width="{w:.1f}" height="16" rx="3" '
             f'fill="white" fill-opacity="0.9"/>\n' + _svg_text(x, y, text, ' fill="#a0302b"'))
 
@@ -436,3 +456,248 @@ def _svg_text(x, middle, text, attrs=""):
     """Centred text whose middle sits at ``middle`` (0.35 em below it is the baseline)."""
     return (f'<text x="{x:.1f}" y="{middle + 0.35 * FONT_SIZE:.1f}" text-anchor="middle"{attrs}>'
             f"{html.escape(text)}</text>")
+
+
+# ---- backward, step by step ----
+
+def backward_frames(tensor, gradient=None, params=None, retain_graph=False):
+    """Run ``tensor.backward(gradient)`` and record each step of the engine as a frame.
+
+    The engine is watched, not imitated: a pre-hook on every node receives the
+    gradient buffer the engine hands that node, a post-hook receives what the
+    node sends along each edge, and each node's saved tensors say whether they
+    have been freed. Between two steps, a node's buffer holds the sum of what
+    has arrived along its edges, and it waits for the edges whose source has
+    not run yet. Frame 0 is the start; frame k follows the k-th node's run.
+    """
+    if tensor.grad_fn is None:
+        raise ValueError("backward_frames needs a tensor made by recorded operations, and this one has no "
+                         "grad_fn (a leaf, or computed under no_grad): pass the loss, not a parameter")
+    nodes = topological_order([tensor.grad_fn])  # every node backward will run
+    picture = _walk([tensor], {id(t): name for name, t in (params or {}).items()}, True, 200)
+    recorder = _Recorder(nodes)
+    with contextlib.ExitStack() as hooks:  # every hook is removed when backward ends, or raises
+        for node in nodes:
+            hooks.enter_context(node.register_prehook(partial(recorder.before, node)))
+            hooks.enter_context(node.register_hook(partial(recorder.after, node)))
+        tensor.backward(gradient, retain_graph=retain_graph)
+    recorder.close_frame()
+    return BackwardFrames(recorder.frames, *picture[:2])
+
+
+class Frame:
+    """The engine's state after one step.
+
+    ``node``: the node that ran (None in frame 0), on the gradients ``received``,
+    sending ``sent`` (one per edge, None where nothing is sent) with ``local`` the
+    local derivatives of a node with a scalar output (what it sends for a grad_output of 1).
+    ``buffers``: node -> list of arrays (one per output) waiting in its buffer;
+    ``pending``: node -> edges it still waits for; ``done``: nodes that ran, in order;
+    ``freed``: node -> one flag per saved tensor; ``grads``: leaf's AccumulateGrad -> its .grad.
+    """
+
+    def __init__(self, step, node, received, buffers, pending, done, grads):
+        self.step, self.node, self.received = step, node, received
+        self.sent, self.local = (), ()
+        self.buffers = {n: list(b) for n, b in buffers.items()}
+        self.pending, self.done, self.grads = dict(pending), list(done), dict(grads)
+        self.freed = {}
+
+    def __repr__(self):
+        return f"<Frame {self.step}: {'start' if self.node is None else self.node.name()}>"
+
+
+class _Recorder:
+    """The hooks' side of ``backward_frames``: turns what the hooks see into frames."""
+
+    def __init__(self, nodes):
+        self.nodes, self.frames, self.open = nodes, [], None
+        self.pending = {n: 0 for n in nodes}
+        for node in nodes:
+            for child, _ in node.next_functions:
+                if child is not None:
+                    self.pending[child] += 1
+        self.buffers, self.done, self.grads = {}, [], {}
+
+    def before(self, node, grads):
+        """The engine hands ``node`` its buffer: close the previous step's frame, open this one's."""
+        received = [None if g is None else g.detach().numpy().copy() for g in grads]
+        if not self.frames and self.open is None:  # the start: only the root's buffer is filled
+            self.open = Frame(0, None, None, {node: received}, self.pending, (), {})
+        self.close_frame()
+        self.buffers.pop(node, None)
+        self.open = Frame(len(self.frames), node, received, {}, {}, (), {})
+        self.open.local = _local_derivatives(node, grads)
+
+    def after(self, node, sent, grads):
+        """``node`` ran and sends ``sent`` along its edges: fill the buffers they lead to."""
+        frame = self.open
+        frame.sent = tuple(None if g is None else g.detach().numpy().copy() for g in sent)
+        for (child, nr), g in zip(node.next_functions, frame.sent):
+            if child is None:
+                continue
+            self.pending[child] -= 1
+            if g is not None:
+                buf = self.buffers.setdefault(child, [None] * len(child._output_meta))
+                buf[nr] = g if buf[nr] is None else np.asarray(buf[nr] + g)
+        self.done.append(node)
+        if hasattr(node, "variable") and node.variable.grad is not None:
+            self.grads[node] = node.variable.grad.detach().numpy().copy()
+        frame.buffers = {n: list(b) for n, b in self.buffers.items()}
+        frame.pending, frame.done, frame.grads = dict(self.pending), list(self.done), dict(self.grads)
+
+    def close_frame(self):
+        """Freeing happens after a node's post-hook: look at the saved tensors now."""
+        if self.open is not None:
+            self.open.freed = {n: [released for *_, released in n.saved_tensors_info] for n in self.nodes}
+            self.frames.append(self.open)
+            self.open = None
+
+
+def _local_derivatives(node, grads):
+    """What a node with one scalar output sends for a grad_output of 1: its local derivatives.
+
+    Called before the engine runs the node, while its saved tensors are there;
+    None for other nodes (a leaf's AccumulateGrad has no edges).
+    """
+    if hasattr(node, "variable") or len(grads) != 1 or grads[0] is None or grads[0].numel() != 1:
+        return ()
+    out = node(grads[0].new_ones(grads[0].shape))
+    out = out if isinstance(out, tuple) else (out,)
+    return tuple(None if g is None else g.detach().numpy().copy() for g in out)
+
+
+class BackwardFrames:
+    """The frames of one backward: ``frames[k]``, ``draw(k)`` and ``strip()`` to look at them."""
+
+    def __init__(self, frames, boxes, edges):
+        self.frames, self._boxes, self._edges = frames, boxes, edges  # the graph as drawn before backward
+
+    def __len__(self):
+        return len(self.frames)
+
+    def __getitem__(self, step):
+        return self.frames[step]
+
+    def __iter__(self):
+        return iter(self.frames)
+
+    def __repr__(self):
+        return f"<BackwardFrames: {len(self.frames)} frames>"
+
+    def draw(self, step, engine="python"):
+        """Frame ``step`` as a Graph: the node that ran in yellow, nodes done in grey."""
+        frame = self.frames[step]
+        boxes = [_frame_box(box, frame) for box in self._boxes]
+        graph = Graph(boxes, self._edges, False, engine=engine, labels=_frame_labels(self._boxes, self._edges, frame))
+        graph.label_at = "end"  # near the node the gradient goes to: edges leave a box close together
+        return graph
+
+    def strip(self, steps=None, columns=3):
+        """Several frames side by side in one SVG picture, each under a title line."""
+        steps = range(len(self.frames)) if steps is None else steps
+        return FrameStrip([(_frame_title(self.frames[k]), self.draw(k).svg()) for k in steps], columns)
+
+
+def _frame_title(frame):
+    if frame.node is None:
+        return "step 0: start"
+    return f"step {frame.step}: {frame.node.name()} ran"
+
+
+def _frame_box(box, frame):
+    """A box as it looks in ``frame``: a node's state, its buffer and its saved tensors."""
+    if box.kind == "leaf":
+        acc = box.obj.grad_fn if box.obj.grad_fn is not None else _leaf_node(frame, box.obj)
+        rows = box.rows[:1] + ([(f"grad = {_values(frame.grads[acc])}", "plain")] if acc in frame.grads else [])
+        return Box("leaf", box.title, rows, box.obj)
+    if box.kind != "node":
+        return box
+    node = box.obj
+    if node is frame.node:
+        kind, rows = "running", [(f"ran on {_buffer_text(frame.received)}", "plain")]
+    elif node in frame.done:
+        kind, rows = "done", [(f"ran at step {frame.done.index(node) + 1}", "plain")]
+    else:
+        buf = frame.buffers.get(node)
+        waits = frame.pending.get(node, 0)
+        rows = [(f"buffer = {_buffer_text(buf)}" if buf else "buffer empty", "plain"),
+                (f"waits for {waits} edge{'s' if waits != 1 else ''}" if waits else "ready", "plain")]
+        kind = "node"
+    saved = [(text + FREED, "freed") if flag else (text, "saved")
+             for (text, _), flag in zip(box.rows, frame.freed.get(node, []))]
+    return Box(kind, box.title, rows + saved, node)
+
+
+def _leaf_node(frame, leaf):
+    """The AccumulateGrad of ``leaf`` among the frame's nodes (a leaf has no grad_fn)."""
+    for node in list(frame.freed):
+        if getattr(node, "variable", None) is leaf:
+            return node
+    return None
+
+
+def _frame_labels(boxes, edges, frame):
+    """Edge text: the local derivative, and what was sent, on the edges the running node used."""
+    index = {id(box.obj): i for i, box in enumerate(boxes) if box.kind == "node"}
+    labels = {}
+    node = frame.node
+    if node is None:
+        return labels
+    here = index[id(node)]
+    targets = [index[id(child)] if child is not None else None for child, _ in node.next_functions]
+    used = {}
+    for k, (target, sent) in enumerate(zip(targets, frame.sent)):
+        if target is None or sent is None:
+            continue
+        local = frame.local[k] if k < len(frame.local) and frame.local[k] is not None else None
+        text = f"\u00d7{_values(local)} = {_values(sent)}" if local is not None else f"sends {_values(sent)}"
+        used.setdefault((here, target), []).append(text)
+    for i, (a, b, _) in enumerate(edges):
+        if used.get((a, b)):
+            labels[i] = used[a, b].pop(0)
+    return labels
+
+
+def _values(array):
+    """A few numbers as text ("0.25", "[1, 2]"), or the shape for more."""
+    array = np.asarray(array)
+    if array.size > 4:
+        return _shape(array.shape)
+    text = ", ".join(f"{v:.4g}" for v in array.ravel())
+    return text if array.ndim == 0 else f"[{text}]"
+
+
+def _buffer_text(buf):
+    return " | ".join("-" if g is None else _values(g) for g in buf)
+
+
+class FrameStrip:
+    """Frames in a grid, as one SVG: shows itself in Jupyter, ``save(path)`` writes it."""
+
+    def __init__(self, pictures, columns):
+        self.pictures, self.columns = pictures, columns
+
+    def svg(self):
+        sizes = [tuple(float(v) for v in re.match(r'<svg [^>]*width="([\d.]+)" height="([\d.]+)"', svg).groups())
+                 for _, svg in self.pictures]
+        cell_w = max(w for w, _ in sizes)
+        rows = [sizes[i:i + self.columns] for i in range(0, len(sizes), self.columns)]
+        row_h = [max(h for _, h in row) + TITLE_H for row in rows]
+        width, height = cell_w * min(self.columns, len(sizes)), sum(row_h)
+        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+                 f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="{FONT}" font-size="{FONT_SIZE}">',
+                 f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>']
+        for i, ((title, svg), (w, _)) in enumerate(zip(self.pictures, sizes)):
+            x, y = (i % self.columns) * cell_w, sum(row_h[:i // self.columns])
+            parts.append(_svg_text(x + cell_w / 2, y + TITLE_H / 2, title, ' font-weight="bold"'))
+            inner = svg.replace("<svg ", f'<svg x="{x + (cell_w - w) / 2:.0f}" y="{y + TITLE_H:.0f}" ', 1)
+            parts.append(inner)
+        return "\n".join(parts + ["</svg>"]) + "\n"
+
+    def _repr_svg_(self):
+        return self.svg()
+
+    def save(self, path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.svg())

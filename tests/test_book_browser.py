@@ -264,6 +264,30 @@ def test_page_renders_offline(browser, site, page_name):
         page.close()
 
 
+SELF_CHECK_CHAPTERS = [name for name in toc_pages()
+                       if (ROOT / f"{name}.md").exists() and "\n## Self-check\n" in (ROOT / f"{name}.md").read_text()]
+
+
+@pytest.mark.parametrize("page_name", SELF_CHECK_CHAPTERS)
+def test_self_check_answers_are_hidden_until_clicked(browser, site, page_name):
+    """Each self-check answer (a hide-output cell) is collapsed on load and opens on a click, offline."""
+    page, log = open_page(browser, (HTML / f"{page_name}.html").as_uri())
+    try:
+        toggles = page.locator("section#self-check .tag_hide-output details")
+        assert toggles.count() == 3, f"{toggles.count()} hidden answers in the self-check of {page_name}"
+        for i in range(3):
+            toggle = toggles.nth(i)
+            output = toggle.locator(".cell_output")
+            assert output.count() == 1 and not output.is_visible(), f"answer {i + 1} is shown before a click"
+            toggle.locator("summary").click()
+            assert output.is_visible(), f"answer {i + 1} stays hidden after a click"
+            assert output.inner_text().strip(), f"answer {i + 1} is empty"
+        assert not log.errors, f"console errors: {log.errors}"
+        assert not log.external, f"requests leaving the machine: {log.external}"
+    finally:
+        page.close()
+
+
 def test_root_page_has_inline_and_display_math(browser, site):
     # Keeps the math checks above exercised: book/intro.md has both kinds.
     page, log = open_page(browser, f"{site}/{toc_pages()[0]}.html")

@@ -2,6 +2,7 @@
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,3 +57,36 @@ def test_every_chapter_installs_the_traceback_filter():
         text = page.read_text()
         if "```{code-cell}" in text and "raises-exception" in text:
             assert "chibigrad.tracebacks.install()" in text, page.name
+
+
+def toc_chapters():
+    """The chapters of _toc.yml (every page but the root and the references), as paths."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    return [ROOT / f"{f}.md" for f in files if f != "book/references"]
+
+
+def cell_tags(cell):
+    found = re.search(r"(?m)^:?tags: \[([^\]]*)\]", cell)
+    return [t.strip() for t in found.group(1).split(",")] if found else []
+
+
+@pytest.mark.parametrize("page", toc_chapters(), ids=lambda p: p.stem)
+def test_chapter_ends_with_a_self_check(page):
+    """Three "predict the output" questions whose answers are hidden outputs, then the chapter's exercises."""
+    text = page.read_text()
+    sections = re.split(r"(?m)^## ", text)
+    assert sections[-1].startswith("Self-check\n"), f"{page.name}: the last section is not '## Self-check'"
+    check = sections[-1]
+    pieces = re.split(r"(?ms)^```\{code-cell\}[^\n]*\n(.*?)^```\n", check)
+    questions, cells = pieces[0::2], pieces[1::2]
+    assert len(cells) == 3, f"{page.name}: {len(cells)} code cells in the self-check"
+    assert all("hide-output" in cell_tags(c) for c in cells), page.name
+    assert all(re.search(r"\*\*\d\.\*\* \S", q) for q in questions[:3]), f"{page.name}: a cell without its question"
+    assert re.search(r"(?m)^### Exercises$", questions[3]), f"{page.name}: no Exercises list after the questions"
+    link = re.search(r'href="\.\./\.\./\.\./build/student/(\w+)/\1\.ipynb"', questions[3])
+    if link:
+        source = (ROOT / "notebooks" / "source_text" / link.group(1) / f"{link.group(1)}.py").read_text()
+        solutions = re.findall(r'(?m)^# %% nbgrader="solution" id="([^"]+)"', source)
+        listed = re.findall(r"(?m)^- Exercise \d+[^,]*, `([^`]+)`", questions[3])
+        assert listed == solutions, f"{page.name}: lists {listed}, the assignment has {solutions}"

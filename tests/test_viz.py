@@ -2,10 +2,12 @@
 import shutil
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 import chibigrad as torch
 from chibigrad import viz
+from chibigrad.autograd.engine import topological_order
 from chibigrad.autograd.node import AccumulateGrad
 
 ENGINES = ["python", pytest.param("dot", marks=pytest.mark.skipif(not shutil.which("dot"),
@@ -241,3 +243,134 @@ def test_edge_labels_and_gradients_are_drawn():
     for text in ("w = -0.50", "a = 2.00", "grad = 0.5", "grad = -2"):
         assert text in svg, text
     assert 'label=" w = -0.50 "' in graph.to_dot()
+
+
+# ---- backward_frames: the engine observed step by step ----
+
+def five_neurons():
+    """Chapter 2's network, one number per neuron: a is used twice (through b and through c)."""
+    a, w1, w2, w3, w4 = (torch.tensor(v, requires_grad=True) for v in (0.5, -1.0, 2.0, 1.5, -0.5))
+    loss = 10 - (w3 * (w1 * a) + w4 * (w2 * a))
+    return (a, w1, w2, w3, w4), loss
+
+
+def exp_shared():
+    x = torch.tensor(0.5, requires_grad=True)
+    u = x.exp()
+    return (x,), u.sin() * u + u
+
+
+def broadcast_graph():
+    X = torch.randn(4, 3, requires_grad=True)
+    bias = torch.randn(3, requires_grad=True)
+    return (X, bias), ((X + bias).relu() * X).sum()
+
+
+GRAPHS = [five_neurons, exp_shared, broadcast_graph]
+
+
+@pytest.mark.parametrize("make", GRAPHS)
+def test_frames_follow_the_engines_order(make):
+    _, loss = make()
+    order = [n for n in topological_order([loss.grad_fn])]
+    frames = viz.backward_frames(loss)
+    assert frames[0].node is None and frames[0].done == []
+    assert [f.node for f in frames.frames[1:]] == order
+    assert [f.done for f in frames.frames[1:]] == [order[:k] for k in range(1, len(order) + 1)]
+
+
+@pytest.mark.parametrize("make", GRAPHS)
+def test_buffers_and_counts_are_what_the_engine_hands_each_node(make):
+    """Before step k, the recorded buffer of the node that runs equals what the engine gives it
+    (its pre-hook's argument), and no edge into it is pending."""
+    _, loss = make()
+    frames = viz.backward_frames(loss)
+    for before, frame in zip(frames.frames, frames.frames[1:]):
+        assert before.pending[frame.node] == 0, frame
+        assert len(before.buffers[frame.node]) == len(frame.received)
+        for mine, engine in zip(before.buffers[frame.node], frame.received):
+            np.testing.assert_allclose(mine, engine, rtol=1e-6)
+        assert frame.node not in frame.buffers
+
+
+def test_counts_start_at_the_number_of_edges_and_fall_by_one_per_edge():
+    (a, *_), loss = five_neurons()
+    frames = viz.backward_frames(loss)
+    acc_a = next(f.node for f in frames.frames[1:] if getattr(f.node, "variable", None) is a)
+    counts = [f.pending[acc_a] for f in frames.frames]
+    assert counts[0] == 2 and counts[-1] == 0  # a is used twice
+    assert all(c - d in (0, 1) for c, d in zip(counts, counts[1:]))
+    waiting = [f.pending[acc_a] for f in frames.frames if acc_a in f.buffers]
+    assert waiting[0] == 1 and waiting[-1] == 0, "a's buffer holds one contribution while it waits for the other"
+
+
+@pytest.mark.parametrize("make", GRAPHS)
+def test_final_grads_equal_dot_grad_and_a_plain_backward(make):
+    torch.manual_seed(0)
+    leaves, loss = make()
+    frames = viz.backward_frames(loss)
+    torch.manual_seed(0)
+    plain_leaves, plain_loss = make()
+    plain_loss.backward()
+    accs = {n.variable: n for n in frames[-1].grads}
+    for leaf, plain in zip(leaves, plain_leaves):
+        np.testing.assert_allclose(frames[-1].grads[accs[leaf]], leaf.grad.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(leaf.grad.numpy(), plain.grad.numpy(), rtol=1e-6)
+
+
+def test_saved_tensors_are_freed_right_after_their_node_ran():
+    _, loss = exp_shared()
+    frames = viz.backward_frames(loss)
+    for frame in frames.frames:
+        for node, flags in frame.freed.items():
+            assert all(flags) if node in frame.done else not any(flags), (frame, node.name(), flags)
+    _, loss = exp_shared()
+    kept = viz.backward_frames(loss, retain_graph=True)
+    assert not any(any(flags) for flags in kept[-1].freed.values())
+
+
+def test_local_derivatives_and_what_is_sent():
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(3.0, requires_grad=True)
+    out = (a * b) * 5
+    frames = viz.backward_frames(out)
+    mul5, mul = frames[1], frames[2]
+    assert mul5.local[0] == 5 and mul5.sent[0] == 5
+    assert [float(v) for v in mul.local] == [3.0, 2.0]  # d(ab)/da = b, d(ab)/db = a
+    assert [float(v) for v in mul.sent] == [15.0, 10.0]  # grad_output 5 times the local derivative
+
+
+def test_frames_leave_no_hook_behind():
+    _, loss = exp_shared()
+    frames = viz.backward_frames(loss)
+    assert all(not f.node._pre_hooks and not f.node._post_hooks for f in frames.frames[1:])
+
+
+def test_frame_pictures_show_state_and_are_valid_svg():
+    (x,), loss = exp_shared()
+    frames = viz.backward_frames(loss, params={"x": x})
+    start = frames.draw(0)
+    assert [b.rows[:2] for b in start.boxes if b.kind == "node" and b.title == "ExpBackward0"] == [
+        [("buffer empty", "plain"), ("waits for 3 edges", "plain")]]
+    step = frames.draw(4)  # ExpBackward0 ran
+    (running,) = [b for b in step.boxes if b.kind == "running"]
+    assert running.title == "ExpBackward0" and running.rows[-1][1] == "freed"
+    assert list(step.labels.values()) == [f"\u00d7{x.exp().item():.4g} = {x.grad.item():.4g}"]
+    (leaf,) = [b for b in frames.draw(len(frames) - 1).boxes if b.kind == "leaf"]
+    assert leaf.rows[-1][0] == f"grad = {x.grad.item():.4g}"
+    strip = ET.fromstring(frames.strip(columns=3).svg())
+    titles = [t.text for t in strip.findall(f"{SVG}text") if t.text.startswith("step")]
+    assert titles == ["step 0: start"] + [f"step {k}: {f.node.name()} ran" for k, f in enumerate(frames.frames) if k]
+
+
+def test_frames_of_a_tensor_without_graph_is_a_clear_error():
+    with pytest.raises(ValueError, match="has no grad_fn"):
+        viz.backward_frames(torch.ones(2, requires_grad=True))
+
+
+def test_hooks_are_removed_when_backward_raises():
+    _, loss = exp_shared()
+    loss.backward()  # frees the graph: backward_frames' backward raises
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        viz.backward_frames(loss)
+    assert all(not n._pre_hooks and not n._post_hooks for n in topological_order([loss.grad_fn]))
