@@ -900,3 +900,18 @@ def test_each_wrong_answer_loses_its_exercise_points_and_only_those(graded, assi
 def test_grading_one_notebook_takes_under_the_time_budget(graded, assignment):
     seconds = _test_seconds(graded[assignment]["autograded"]["solutions"])
     assert seconds < TIME_BUDGET_S, f"{assignment}: the solutions notebook ran {seconds:.1f} s under autograde"
+
+
+def test_trace_backward_may_not_hand_back_the_viz_frames():
+    """chibigrad.viz.backward_frames watches the engine with hooks: the finished answer to 01.trace_backward."""
+    import chibigrad as torch
+    from autograder.checks import a01_graphs
+    from chibigrad import viz
+
+    def trace_backward(y):
+        return [frame.node for frame in viz.backward_frames(y)[1:]]
+
+    x = torch.tensor(1.5, requires_grad=True)
+    assert trace_backward((x * x).sin() + x)  # it does answer the exercise
+    with pytest.raises(AssertionError, match="backward_frames is the course's finished version"):
+        a01_graphs.check_trace_backward(trace_backward)

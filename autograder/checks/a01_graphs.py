@@ -175,6 +175,12 @@ def _trace_case(trace_backward, case, loss, ordering, skipped=()):
 
 
 def check_trace_backward(trace_backward):
+    with forbidden([viz.backward_frames], "trace_backward: record the order with your own hooks; "
+                                          "chibigrad.viz.backward_frames is the course's finished version of it"):
+        _check_trace_backward(trace_backward)
+
+
+def _check_trace_backward(trace_backward):
     x = leaf(1.5)
     _trace_case(trace_backward, "y = (x * x).sin() + x", (x * x).sin() + x, engine.topological_order)
     expect(x.grad is not None, "trace_backward must run loss.backward(): x.grad is still None")
