@@ -84,8 +84,11 @@ def test_chapter_ends_with_a_self_check(page):
     assert all("hide-output" in cell_tags(c) for c in cells), page.name
     assert all(re.search(r"\*\*\d\.\*\* \S", q) for q in questions[:3]), f"{page.name}: a cell without its question"
     assert re.search(r"(?m)^### Exercises$", questions[3]), f"{page.name}: no Exercises list after the questions"
-    link = re.search(r'href="\.\./\.\./\.\./build/student/(\w+)/\1\.ipynb"', questions[3])
-    if link:
+    link = re.search(r'The assignment `(\w+)`, the notebook <a href="\.\./\.\./\.\./build/student/(\1)/\1\.ipynb"',
+                     questions[3])
+    own = [a.name for a in (ROOT / "notebooks" / "source_text").iterdir() if a.name.split("_")[0] == page.name.split("_")[0]]
+    assert ([link.group(1)] if link else []) == own, f"{page.name}: links to its assignment {own}?"
+    if link:  # (a chapter without its own assignment, such as 4b, links to others' without listing them)
         source = (ROOT / "notebooks" / "source_text" / link.group(1) / f"{link.group(1)}.py").read_text()
         solutions = re.findall(r'(?m)^# %% nbgrader="solution" id="([^"]+)"', source)
         listed = re.findall(r"(?m)^- Exercise \d+[^,]*, `([^`]+)`", questions[3])
