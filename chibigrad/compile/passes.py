@@ -2,6 +2,7 @@
 
 - ``eliminate_dead_code``: drop calls whose results nothing uses.
 - ``reuse_buffers``: give large element-wise results a buffer kept between calls (``out=``).
+- ``simplify``: ``a.T.T`` is ``a``; ``np.ones_like(a)`` is a constant (the shape is fixed).
 - ``expand_scalars``: ``np.maximum(a, 0)`` becomes ``np.maximum(a, zeros)``, numpy's fast loop.
 - ``rematerialize``: recompute cheap element-wise forward values in backward instead of
   keeping them alive in between (AOTAutograd's min-cut partitioner makes the same trade).
@@ -62,6 +63,38 @@ def _replace_all(obj, replace):
     if type(obj) is dict:
         return {k: _replace_all(v, replace) for k, v in obj.items()}
     return obj
+
+
+_FILLED_LIKE = {"np.ones_like", "np.zeros_like", "np.full_like"}
+
+
+def simplify(graph):
+    """Two rewrites that leave every value as it was, bit for bit:
+
+    - a transpose of a transpose (``W.T`` in forward, ``.T`` again in backward) is the array
+      itself, the same memory and strides: readers use that array;
+    - ``np.ones_like(a)`` (backward's seed gradient), ``np.zeros_like`` and ``np.full_like``
+      depend only on ``a``'s shape and dtype, which the trace fixed: the value becomes a
+      constant, made once, unless the step writes into it.
+
+    Run ``eliminate_dead_code`` after it. Returns the number of nodes rewritten."""
+    mutated = graph.mutated_storages()
+    replace, nodes, count = {}, [], 0
+    for node in graph.nodes:
+        node.args, node.kwargs = _replace_all((node.args, node.kwargs), replace)
+        inner = node.args[0] if node.op == "call" and node.target_name == ".T" else None
+        if isinstance(inner, Node) and inner.op == "call" and inner.target_name == ".T" and \
+                isinstance(inner.args[0], Node):
+            replace[id(node)] = inner.args[0]
+            count += 1
+            continue
+        if node.op == "call" and node.target_name in _FILLED_LIKE and node.mutates is None and \
+                node.storage not in mutated and isinstance(node.value, np.ndarray):
+            node.op, node.args, node.kwargs = "constant", (), {}
+            count += 1
+        nodes.append(node)
+    graph.nodes = nodes
+    return count
 
 
 _SCALAR_SLOW = (np.maximum, np.minimum)
