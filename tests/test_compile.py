@@ -338,3 +338,17 @@ def test_simplify_drops_double_transposes_and_folds_ones_like():
     source, globals_ = g.python_code("f")
     exec(source, globals_)  # noqa: S102 - the code the graph generated
     np.testing.assert_array_equal(globals_["f"](np.arange(6.0).reshape(2, 3))[0], np.arange(6.0).reshape(2, 3) + 1)
+
+
+def test_a_folded_constant_never_reaches_the_caller():
+    w = torch.tensor(2.0, requires_grad=True)
+
+    def step():
+        w.grad = None
+        w.backward()  # the gradient is backward's seed, np.ones_like(w)
+
+    compiled = torch.compile(step)
+    for _ in range(4):
+        compiled()
+        assert w.grad.item() == 1.0
+        w.grad.add_(100.0)  # the caller writes into the gradient it got

@@ -241,9 +241,9 @@ class CompiledFunction:
         for graph_pass in self.options["passes"]:
             graph_pass(graph)
             eliminate_dead_code(graph)
-        eliminate_copies(graph)
         if simplify(graph):
             eliminate_dead_code(graph)
+        eliminate_copies(graph)
         expand_scalars(graph)
         if self.options["rematerialize"]:
             rematerialize(graph)

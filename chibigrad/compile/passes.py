@@ -75,10 +75,10 @@ def simplify(graph):
       itself, the same memory and strides: readers use that array;
     - ``np.ones_like(a)`` (backward's seed gradient), ``np.zeros_like`` and ``np.full_like``
       depend only on ``a``'s shape and dtype, which the trace fixed: the value becomes a
-      constant, made once, unless the step writes into it.
+      constant, made once, unless the step writes into it or returns it (a caller could).
 
     Run ``eliminate_dead_code`` after it. Returns the number of nodes rewritten."""
-    mutated = graph.mutated_storages()
+    mutated = graph.mutated_storages() | {n.storage for n in graph.nodes if n.op == "output" for n in n.inputs}
     replace, nodes, count = {}, [], 0
     for node in graph.nodes:
         node.args, node.kwargs = _replace_all((node.args, node.kwargs), replace)
