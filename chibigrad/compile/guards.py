@@ -129,8 +129,9 @@ class Sources:
         # a parameter that requires grad is a leaf for good (in-place ops on it raise): read the field
         requires_grad = f"{var}._requires_grad is not True" if identity and t._requires_grad and \
             t._grad_fn is None else f"{var}.requires_grad is not {t.requires_grad}"
+        hooks = _changed(bool(t._backward_hooks or t._post_accumulate_hooks), var, _TENSOR_HOOKS)
         self._check(f"{same} or type(a := {var}._array) is not {self._const(type(a))} or a.shape != "
-                    f"{a.shape} or a.dtype != {self._const(a.dtype)} or {requires_grad} or {_changed(bool(t._backward_hooks or t._post_accumulate_hooks), var, ('_backward_hooks', '_post_accumulate_hooks'))}")
+                    f"{a.shape} or a.dtype != {self._const(a.dtype)} or {requires_grad} or {hooks}")
         if t._backward_hooks or t._post_accumulate_hooks:
             self.hooks.append(f"a hook on {path} runs Python")
         if t._requires_grad and t._grad_fn is None:
@@ -159,10 +160,9 @@ class Sources:
             self.hooks.append(f"a hook on module {path} runs Python")
         sizes = " or ".join(f"len({var}.{f}) != {len(getattr(module, f))}" for f in ("_parameters", "_buffers",
                                                                                    "_modules"))
-        hooks = bool(module._forward_pre_hooks or module._forward_hooks or module._backward_hooks or
-                     module._backward_pre_hooks)
+        hooks = _changed(any(getattr(module, f) for f in _MODULE_HOOKS), var, _MODULE_HOOKS)
         self._check(f"{var} is not {self._const(module)} or {var}.training is not {module.training} or "
-                    f"{_changed(hooks, var, _MODULE_HOOKS)} or {sizes}")
+                    f"{hooks} or {sizes}")
         for field in ("_parameters", "_buffers", "_modules"):
             for name, member in getattr(module, field).items():
                 sub = f"{path}.{name}"
@@ -219,10 +219,12 @@ class Sources:
 
 
 _MODULE_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
+_TENSOR_HOOKS = ("_backward_hooks", "_post_accumulate_hooks")
 
 
 def _changed(had, var, fields):
-    """A condition that is true when ``var``'s hook fields no longer match ``had`` (hooks or none)."""
+    """A condition that is true when ``var``'s hook fields no longer match ``had`` (hooks or none):
+    a truth test of the fields, cheaper than comparing ``bool(...)`` with a constant."""
     test = " or ".join(f"{var}.{f}" for f in fields)
     return f"({test})" if not had else f"not ({test})"
 
