@@ -345,7 +345,7 @@ def test_a_folded_constant_never_reaches_the_caller():
 
     def step():
         w.grad = None
-        w.backward()  # the gradient is backward's seed, np.ones_like(w)
+        w.backward()  # the gradient is the one backward starts from, np.ones_like(w)
 
     compiled = torch.compile(step)
     for _ in range(4):

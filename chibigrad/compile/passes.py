@@ -73,7 +73,7 @@ def simplify(graph):
 
     - a transpose of a transpose (``W.T`` in forward, ``.T`` again in backward) is the array
       itself, the same memory and strides: readers use that array;
-    - ``np.ones_like(a)`` (backward's seed gradient), ``np.zeros_like`` and ``np.full_like``
+    - ``np.ones_like(a)`` (the gradient backward starts from), ``np.zeros_like`` and ``np.full_like``
       depend only on ``a``'s shape and dtype, which the trace fixed: the value becomes a
       constant, made once, unless the step writes into it or returns it (a caller could).
 
