@@ -270,3 +270,85 @@ def test_trace_returns_the_graph_as_recorded():
     assert passes.eliminate_dead_code(graph) > 0
     with pytest.raises(GraphBreak, match="tolist"):
         trace(lambda t: t.tolist(), torch.ones(2))
+
+
+def test_guards_see_every_hyperparameter_requires_grad_hooks_and_state():
+    model, opt, step = make(optim.SGD, lr=0.1)
+    compiled = torch.compile(step)
+    for _ in range(3):
+        compiled(*batch())
+    opt.param_groups[0]["weight_decay"] = 1e-3  # compared with the others as one tuple
+    compiled(*batch())
+    assert compiled.recompile_reasons[-1] == "opt.param_groups[0].weight_decay: 0 -> 0.001"
+    model[0].bias.requires_grad_(False)
+    compiled(*batch())
+    assert compiled.recompile_reasons[-1] == ("model.0.bias: tensor shape (16,) float32 requires_grad -> "
+                                              "tensor shape (16,) float32")
+    seen = []
+    model[2].weight.register_hook(lambda g: seen.append(1))
+    compiled(*batch())
+    assert seen == [1] and "a hook on model.2.weight runs Python" in compiled.graph_breaks[-1]
+
+
+def test_optimizer_state_cleared_recompiles_and_matches_eager():
+    eager_model, eager_opt, eager_step = make(optim.Adam, lr=1e-2)
+    model, opt, step = make(optim.Adam, lr=1e-2)
+    compiled = torch.compile(step)
+    for i in range(6):
+        if i == 3:  # the guard reads the state's size: an emptied state is not the traced one
+            opt.state.clear()
+            eager_opt.state.clear()
+        assert compiled(*batch(seed=i)).item() == eager_step(*batch(seed=i)).item()
+    # traced again when the state is emptied, and once more when Adam makes new state dicts
+    assert compiled.compile_count == 4 and compiled.eager_calls == 0
+    for p, q in zip(eager_model.parameters(), model.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+def test_expand_scalars_is_bitwise_and_shares_one_constant():
+    def f(x):
+        return torch.relu(x) + torch.relu(x * 2)
+
+    compiled = torch.compile(f)
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        a = rng.standard_normal((32, 64), dtype=np.float32)
+        a.flat[:6] = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf]
+        x = torch.from_numpy(a)
+        np.testing.assert_array_equal(compiled(x).numpy().view(np.int32), f(x).numpy().view(np.int32))
+    constants = [n for n in compiled.graph.nodes if n.op == "constant" and n.name.startswith("zeros")]
+    assert len(constants) == 1 and compiled.code.count(f", {constants[0].name}") == 2
+    small = torch.compile(f)
+    small(torch.ones(4))  # below BUFFER_MIN_BYTES the scalar stays
+    assert "np.maximum(x, 0)" in small.code
+
+
+def test_simplify_drops_double_transposes_and_folds_ones_like():
+    from chibigrad.compile.graph import Graph
+    g = Graph()
+    a = g.placeholder("a", np.ones((2, 3)))
+    t = g.call(None, ".T", (a,), {}, a.value.T, "forward")
+    tt = g.call(None, ".T", (t,), {}, a.value, "forward")
+    ones = g.call(np.ones_like, "np.ones_like", (tt,), {}, np.ones((2, 3)), "backward")
+    out = g.call(np.add, "np.add", (tt, ones), {}, a.value + 1, "backward")
+    g.output([out])
+    assert passes.simplify(g) == 2
+    passes.eliminate_dead_code(g)
+    assert out.args[0] is a and ones.op == "constant" and t not in g.nodes and tt not in g.nodes
+    source, globals_ = g.python_code("f")
+    exec(source, globals_)  # noqa: S102 - the code the graph generated
+    np.testing.assert_array_equal(globals_["f"](np.arange(6.0).reshape(2, 3))[0], np.arange(6.0).reshape(2, 3) + 1)
+
+
+def test_a_folded_constant_never_reaches_the_caller():
+    w = torch.tensor(2.0, requires_grad=True)
+
+    def step():
+        w.grad = None
+        w.backward()  # the gradient is the one backward starts from, np.ones_like(w)
+
+    compiled = torch.compile(step)
+    for _ in range(4):
+        compiled()
+        assert w.grad.item() == 1.0
+        w.grad.add_(100.0)  # the caller writes into the gradient it got

@@ -33,7 +33,7 @@ from ..optim.optimizer import Optimizer
 from ..tensor import Tensor, wrap
 from .graph import DataCheckFailed, Graph, Node
 from .guards import Sources, compile_guard
-from .passes import eliminate_copies, eliminate_dead_code, rematerialize, reuse_buffers
+from .passes import eliminate_copies, eliminate_dead_code, expand_scalars, rematerialize, reuse_buffers, simplify
 from .tracer import GraphBreak, SymScalar, TracedArray, Tracer, register_hook_caller, register_phase
 
 __all__ = ["compile", "explain", "trace", "CompiledFunction", "GraphBreak", "Graph", "Node"]
@@ -241,7 +241,10 @@ class CompiledFunction:
         for graph_pass in self.options["passes"]:
             graph_pass(graph)
             eliminate_dead_code(graph)
+        if simplify(graph):
+            eliminate_dead_code(graph)
         eliminate_copies(graph)
+        expand_scalars(graph)
         if self.options["rematerialize"]:
             rematerialize(graph)
         if self.options["reuse_buffers"]:

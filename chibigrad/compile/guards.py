@@ -126,10 +126,12 @@ class Sources:
         self._slot_vars.append(var)
         a = t._array
         same = f"{var} is not {self._const(t)}" if identity else f"not isinstance({var}, Tensor)"
+        # a parameter that requires grad is a leaf for good (in-place ops on it raise): read the field
+        requires_grad = f"{var}._requires_grad is not True" if identity and t._requires_grad and \
+            t._grad_fn is None else f"{var}.requires_grad is not {t.requires_grad}"
+        hooks = _changed(bool(t._backward_hooks or t._post_accumulate_hooks), var, _TENSOR_HOOKS)
         self._check(f"{same} or type(a := {var}._array) is not {self._const(type(a))} or a.shape != "
-                    f"{a.shape} or a.dtype != {self._const(a.dtype)} or {var}.requires_grad is not "
-                    f"{t.requires_grad} or bool({var}._backward_hooks or {var}._post_accumulate_hooks) is not "
-                    f"{bool(t._backward_hooks or t._post_accumulate_hooks)}")
+                    f"{a.shape} or a.dtype != {self._const(a.dtype)} or {requires_grad} or {hooks}")
         if t._backward_hooks or t._post_accumulate_hooks:
             self.hooks.append(f"a hook on {path} runs Python")
         if t._requires_grad and t._grad_fn is None:
@@ -158,11 +160,9 @@ class Sources:
             self.hooks.append(f"a hook on module {path} runs Python")
         sizes = " or ".join(f"len({var}.{f}) != {len(getattr(module, f))}" for f in ("_parameters", "_buffers",
                                                                                    "_modules"))
-        hooks = bool(module._forward_pre_hooks or module._forward_hooks or module._backward_hooks or
-                     module._backward_pre_hooks)
+        hooks = _changed(any(getattr(module, f) for f in _MODULE_HOOKS), var, _MODULE_HOOKS)
         self._check(f"{var} is not {self._const(module)} or {var}.training is not {module.training} or "
-                    f"bool({var}._forward_pre_hooks or {var}._forward_hooks or {var}._backward_hooks or "
-                    f"{var}._backward_pre_hooks) is not {hooks} or {sizes}")
+                    f"{hooks} or {sizes}")
         for field in ("_parameters", "_buffers", "_modules"):
             for name, member in getattr(module, field).items():
                 sub = f"{path}.{name}"
@@ -184,12 +184,18 @@ class Sources:
         for g, group in enumerate(optimizer.param_groups):
             gvar = self._var(f"{var}.param_groups[{g}]")
             self._check(f"len({gvar}) != {len(group)} or len({gvar}['params']) != {len(group['params'])}")
-            for k, v in group.items():
-                if k != "params":
-                    self.values.append((f"{path}.param_groups[{g}].{k}", _hashable(v)))
-                    self._check(f"{gvar}[{k!r}] != {self._const(v)}")
+            options = [k for k in group if k != "params"]
+            for k in options:
+                self.values.append((f"{path}.param_groups[{g}].{k}", _hashable(group[k])))
+            if options:  # one comparison of all hyper-parameters: a changed lr recompiles
+                self._check(f"({''.join(f'{gvar}[{k!r}], ' for k in options)}) != "
+                            f"{self._const(tuple(group[k] for k in options))}")
             for i, p in enumerate(group["params"]):
                 self._tensor(p, f"{path}.param_groups[{g}].params[{i}]", None, f"{gvar}['params'][{i}]", True)
+        self.values.append((f"{path}.state size", len(optimizer.state)))
+        self._check(f"len({var}.state) != {len(optimizer.state)}")
+        if not optimizer.state:  # nothing to look up (a lookup hashes a tensor: Python code)
+            return
         for group in optimizer.param_groups:
             for p in group["params"]:
                 self._state(optimizer, p, f"{path}.state[{self._paths[id(p)]}]", var)
@@ -210,6 +216,17 @@ class Sources:
             else:
                 self.values.append((f"{path}[{k!r}]", _hashable(v)))
                 self._check(f"{svar}[{k!r}] != {self._const(v)}")
+
+
+_MODULE_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
+_TENSOR_HOOKS = ("_backward_hooks", "_post_accumulate_hooks")
+
+
+def _changed(had, var, fields):
+    """A condition that is true when ``var``'s hook fields no longer match ``had`` (hooks or none):
+    a truth test of the fields, cheaper than comparing ``bool(...)`` with a constant."""
+    test = " or ".join(f"{var}.{f}" for f in fields)
+    return f"({test})" if not had else f"not ({test})"
 
 
 def compile_guard(sources):

@@ -2,6 +2,8 @@
 
 - ``eliminate_dead_code``: drop calls whose results nothing uses.
 - ``reuse_buffers``: give large element-wise results a buffer kept between calls (``out=``).
+- ``simplify``: ``a.T.T`` is ``a``; ``np.ones_like(a)`` is a constant (the shape is fixed).
+- ``expand_scalars``: ``np.maximum(a, 0)`` becomes ``np.maximum(a, zeros)``, numpy's fast loop.
 - ``rematerialize``: recompute cheap element-wise forward values in backward instead of
   keeping them alive in between (AOTAutograd's min-cut partitioner makes the same trade).
 - ``peak_bytes``: the memory a program that frees each value after its last use would need.
@@ -61,6 +63,83 @@ def _replace_all(obj, replace):
     if type(obj) is dict:
         return {k: _replace_all(v, replace) for k, v in obj.items()}
     return obj
+
+
+_FILLED_LIKE = {"np.ones_like", "np.zeros_like", "np.full_like"}
+
+
+def simplify(graph):
+    """Two rewrites that leave every value as it was, bit for bit:
+
+    - a transpose of a transpose (``W.T`` in forward, ``.T`` again in backward) is the array
+      itself, the same memory and strides: readers use that array;
+    - ``np.ones_like(a)`` (the gradient backward starts from), ``np.zeros_like`` and ``np.full_like``
+      depend only on ``a``'s shape and dtype, which the trace fixed: the value becomes a
+      constant, made once, unless the step writes into it or returns it (a caller could).
+
+    Run ``eliminate_dead_code`` after it. Returns the number of nodes rewritten."""
+    mutated = graph.mutated_storages() | {n.storage for n in graph.nodes if n.op == "output" for n in n.inputs}
+    replace, nodes, count = {}, [], 0
+    for node in graph.nodes:
+        node.args, node.kwargs = _replace_all((node.args, node.kwargs), replace)
+        inner = node.args[0] if node.op == "call" and node.target_name == ".T" else None
+        if isinstance(inner, Node) and inner.op == "call" and inner.target_name == ".T" and \
+                isinstance(inner.args[0], Node):
+            replace[id(node)] = inner.args[0]
+            count += 1
+            continue
+        if node.op == "call" and node.target_name in _FILLED_LIKE and node.mutates is None and \
+                node.storage not in mutated and isinstance(node.value, np.ndarray):
+            node.op, node.args, node.kwargs = "constant", (), {}
+            count += 1
+        nodes.append(node)
+    graph.nodes = nodes
+    return count
+
+
+_SCALAR_SLOW = (np.maximum, np.minimum)
+
+
+def expand_scalars(graph):
+    """Pass ``np.maximum`` and ``np.minimum`` an array full of their scalar operand (ReLU's
+    ``np.maximum(h, 0)`` becomes ``np.maximum(h, zeros)``), a constant made once.
+
+    Numpy runs these two ufuncs with vector instructions only when both operands are whole
+    arrays; with a scalar it takes an element-by-element loop, several times slower on
+    float32. Same ufunc, same operand order, same values: the result is the same to the bit
+    (NaN and -0.0 included). Only for results of at least BUFFER_MIN_BYTES whose shape and
+    dtype are those of the array operand. Returns the number of calls rewritten."""
+    count, nodes, made = 0, [], {}
+    for node in graph.nodes:
+        array = _scalar_operand_of(node)
+        if array is not None:
+            scalar = next(a for a in node.args if a is not array)
+            value = np.full(array.shape, scalar, dtype=array.dtype)
+            key = (array.shape, array.dtype, value.flat[0].tobytes())  # bits: 0.0 and -0.0 differ
+            if key not in made:  # one constant per shape, dtype and value
+                made[key] = Node("constant", graph._name("zeros" if not value.any() else "full"), value=value)
+                nodes.append(made[key])
+            node.args = tuple(made[key] if a is scalar else a for a in node.args)
+            count += 1
+        nodes.append(node)
+    graph.nodes = nodes
+    return count
+
+
+def _scalar_operand_of(node):
+    """The array operand of ``np.maximum(array, scalar)`` (either order) if ``expand_scalars``
+    applies to ``node``, else None."""
+    if node.op != "call" or node.target not in _SCALAR_SLOW or len(node.args) != 2 or set(node.kwargs) - {"out"}:
+        return None
+    arrays = [a for a in node.args if isinstance(a, Node)]
+    scalars = [a for a in node.args if type(a) in (int, float)]
+    if len(arrays) != 1 or len(scalars) != 1 or not isinstance(arrays[0].value, np.ndarray):
+        return None
+    value = node.value
+    if (not isinstance(value, np.ndarray) or value.nbytes < BUFFER_MIN_BYTES or value.shape != arrays[0].shape
+            or value.dtype != arrays[0].dtype):
+        return None
+    return arrays[0]
 
 
 def reuse_buffers(graph):
