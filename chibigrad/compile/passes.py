@@ -8,6 +8,8 @@
   keeping them alive in between (AOTAutograd's min-cut partitioner makes the same trade).
 - ``peak_bytes``: the memory a program that frees each value after its last use would need.
 """
+import collections
+
 import numpy as np
 
 from .graph import Node
@@ -16,18 +18,19 @@ BUFFER_MIN_BYTES = 4096  # below this an allocation costs less than numpy parsin
 
 
 def eliminate_dead_code(graph):
-    """Remove every node whose value is never used, walking backwards from the output.
+    """Remove every node whose value is never used, by counting each node's users (as fx does).
 
-    A node stays if it is the output, a data check, writes into an array (``mutates``),
-    or is an input of a node that stays. Returns the number of nodes removed."""
-    live, kept = set(), []
+    A node without users goes, unless it is the output, a data check or writes into an array
+    (``mutates``); each input it used loses a user, and may go in turn. Users come after the
+    nodes they use, so one walk from the end settles every count. Returns the number removed."""
+    users = collections.Counter(id(n) for node in graph.nodes for n in node.inputs)
+    dead = set()
     for node in reversed(graph.nodes):
-        if node.op in ("output", "check") or node.mutates is not None or id(node) in live:
-            kept.append(node)
-            live.update(id(n) for n in node.inputs)
-    removed = len(graph.nodes) - len(kept)
-    graph.nodes = kept[::-1]
-    return removed
+        if users[id(node)] == 0 and node.op not in ("output", "check") and node.mutates is None:
+            dead.add(id(node))
+            users.subtract(id(n) for n in node.inputs)
+    graph.nodes = [n for n in graph.nodes if id(n) not in dead]
+    return len(dead)
 
 
 def eliminate_copies(graph):
