@@ -83,12 +83,12 @@ RELEASED := build/.student-released
 release: $(STAMP)
 	$(PY) -m autograder.build build --check
 	$(PY) -m autograder.build release $(STUDENT)
-	@touch $(RELEASED)
+	@mkdir -p $(dir $(RELEASED)) && touch $(RELEASED)
 
 $(RELEASED): $(STAMP) $(RELEASE_INPUTS) $(if $(wildcard $(STUDENT)/.release.json),,FORCE)
 	$(PY) -m autograder.build build --check
 	$(PY) -m autograder.build release $(STUDENT)
-	@touch $@
+	@mkdir -p $(@D) && touch $@
 
 FORCE:
 
