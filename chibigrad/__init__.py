@@ -15,6 +15,9 @@ from ._device import device
 from ._dtype import (Size, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, uint8)
 from .tensor import Tensor
+from ._tensor_str import set_printoptions
+from ._legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+                      LongTensor, ShortTensor)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, get_rng_state,
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                        randperm, set_rng_state, tensor, zeros, zeros_like)

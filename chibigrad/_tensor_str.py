@@ -1,14 +1,15 @@
 """Printing tensors exactly the way PyTorch does.
 
-This is a numpy port of PyTorch's ``torch/_tensor_str.py`` restricted to the
-default print options and to dense CPU-style tensors of real dtypes.  The
+This is a numpy port of PyTorch's ``torch/_tensor_str.py`` restricted to
+dense CPU-style tensors of real dtypes, with its print options
+(``torch.set_printoptions``).  The
 structure mirrors the original so the two can be read side by side:
 
 * ``_Formatter`` scans the values once and decides *how* every number is
   written (integer-looking floats, fixed point or scientific notation) and
   how wide each column is, so that all elements line up.
 * ``_tensor_body`` walks the dimensions recursively, wrapping long rows at
-  ``LINEWIDTH`` characters and eliding the middle of big tensors with ``...``.
+  ``linewidth`` characters and eliding the middle of big tensors with ``...``.
 * ``tensor_repr`` adds the ``tensor(`` prefix and the trailing keyword
   suffixes (``device=``, ``dtype=``, ``grad_fn=``, ``requires_grad=``).
 
@@ -19,18 +20,46 @@ makes the digits identical (Python's float formatting, not numpy's).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from . import _dtype
 
-# PyTorch's default print options (torch.set_printoptions(profile="default")).
-PRECISION = 4
-THRESHOLD = 1000
-EDGEITEMS = 3
-LINEWIDTH = 80
 
+@dataclasses.dataclass
+class _PrintOptions:
+    """PyTorch's ``PRINT_OPTS``: what ``torch.set_printoptions`` changes."""
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None  # None: chosen per tensor by _Formatter
+
+
+PRINT_OPTS = _PrintOptions()
+_PROFILES = {"default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+             "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+             "full": dict(precision=4, threshold=math.inf, edgeitems=3, linewidth=80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    """``torch.set_printoptions``: a profile first, then each option given; as in PyTorch, an
+    unknown profile changes nothing and ``sci_mode`` is always set (omitting it means automatic)."""
+    for name, value in _PROFILES.get(profile, {}).items():
+        setattr(PRINT_OPTS, name, value)
+    given = dict(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth)
+    for name, value in given.items():
+        if value is not None:
+            setattr(PRINT_OPTS, name, value)
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions():
+    """``torch._tensor_str.get_printoptions``: the current options as a dict."""
+    return dataclasses.asdict(PRINT_OPTS)
 
 
 def _default_float():
@@ -68,9 +97,10 @@ class _Formatter:
       * int_mode: every finite value is a whole number -> print ``3.``;
       * sci_mode: values span > 3 orders of magnitude, or are huge/tiny ->
         print ``1.0000e+10``;
-      * otherwise fixed point with ``PRECISION`` decimals.
+      * otherwise fixed point with ``precision`` decimals.
     Only nonzero finite values take part in the decision, because 0, nan and
-    inf look the same in every style.
+    inf look the same in every style. ``set_printoptions(sci_mode=...)`` overrides
+    the choice.
     """
 
     def __init__(self, values: np.ndarray):
@@ -93,29 +123,31 @@ class _Formatter:
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
         with np.errstate(over="ignore"):  # 1e300 / 1e-300 -> inf, as in torch
             self.sci_mode = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4)
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
         for v in finite.tolist():
             self.max_width = max(self.max_width, self._width_of(v))
 
     def _width_of(self, value: float) -> int:
         """Width of one value in the chosen style (int mode adds a '.')."""
         if self.sci_mode:
-            return len(f"{value:.{PRECISION}e}")
+            return len(f"{value:.{PRINT_OPTS.precision}e}")
         if self.int_mode:
             return len(f"{value:.0f}") + 1
-        return len(f"{value:.{PRECISION}f}")
+        return len(f"{value:.{PRINT_OPTS.precision}f}")
 
     def format(self, value) -> str:
         """Format one Python scalar, right-aligned to the common width."""
         if not self.floating:
             text = str(value)
         elif self.sci_mode:
-            text = f"{value:{self.max_width}.{PRECISION}e}"
+            text = f"{value:{self.max_width}.{PRINT_OPTS.precision}e}"
         elif self.int_mode:
             text = f"{value:.0f}"
             if not (math.isinf(value) or math.isnan(value)):
                 text += "."  # the dot is what marks the tensor as floating
         else:
-            text = f"{value:.{PRECISION}f}"
+            text = f"{value:.{PRINT_OPTS.precision}f}"
         return text.rjust(self.max_width)
 
 
@@ -127,25 +159,25 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     """
     index = []
     for n in values.shape:
-        if n > 2 * EDGEITEMS:
-            index.append(list(range(EDGEITEMS)) + list(range(n - EDGEITEMS, n)))
+        if n > 2 * PRINT_OPTS.edgeitems:
+            index.append(list(range(PRINT_OPTS.edgeitems)) + list(range(n - PRINT_OPTS.edgeitems, n)))
         else:
             index.append(list(range(n)))
     return values[np.ix_(*index)] if values.ndim else values
 
 
 def _vector_str(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
-    """Format a 1-D array, wrapping so no line exceeds ``LINEWIDTH``.
+    """Format a 1-D array, wrapping so no line exceeds ``linewidth``.
 
     Every element takes ``width + 2`` characters (", "); the number that fit
     after the indentation is computed once, so all rows hold the same count.
     """
-    per_line = max(1, (LINEWIDTH - indent) // (fmt.max_width + 2))
-    if summarize and len(values) > 2 * EDGEITEMS:
+    per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.max_width + 2))
+    if summarize and len(values) > 2 * PRINT_OPTS.edgeitems:
         items = (
-            [fmt.format(v) for v in values[:EDGEITEMS].tolist()]
+            [fmt.format(v) for v in values[:PRINT_OPTS.edgeitems].tolist()]
             + [" ..."]
-            + [fmt.format(v) for v in values[-EDGEITEMS:].tolist()]
+            + [fmt.format(v) for v in values[-PRINT_OPTS.edgeitems:].tolist()]
         )
     else:
         items = [fmt.format(v) for v in values.tolist()]
@@ -164,8 +196,8 @@ def _tensor_body(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatt
     if values.ndim == 1:
         return _vector_str(values, indent, summarize, fmt)
     n = values.shape[0]
-    if summarize and n > 2 * EDGEITEMS:
-        rows = list(range(EDGEITEMS)) + [None] + list(range(n - EDGEITEMS, n))
+    if summarize and n > 2 * PRINT_OPTS.edgeitems:
+        rows = list(range(PRINT_OPTS.edgeitems)) + [None] + list(range(n - PRINT_OPTS.edgeitems, n))
     else:
         rows = list(range(n))
     blocks = [
@@ -180,14 +212,14 @@ def _tensor_str(values: np.ndarray, indent: int) -> str:
     """Format the data part (between ``tensor(`` and the suffixes)."""
     if values.size == 0:
         return "[]"
-    summarize = values.size > THRESHOLD
+    summarize = values.size > PRINT_OPTS.threshold
     fmt = _Formatter(_summarized(values) if summarize else values)
     return _tensor_body(values, indent, summarize, fmt)
 
 
 def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     """Append ``, key=value`` suffixes, moving one to a new line if it
-    would push the last line past ``LINEWIDTH``.
+    would push the last line past ``linewidth``.
 
     ``last_line_len`` reproduces torch's arithmetic exactly, including its
     off-by-two when the text has no newline (rfind returns -1).
@@ -195,7 +227,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
         else:

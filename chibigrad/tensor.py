@@ -368,6 +368,10 @@ class Tensor:
         return self.numpy().astype(dtype, copy=False) if dtype is not None else self.numpy()
 
     def __float__(self):
+        if self.requires_grad:  # PyTorch warns for float() only, not for int() or item()
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/"
+                          "csrc/autograd/generated/python_variable_methods.cpp:822.)", UserWarning, stacklevel=2)
         return float(self._scalar())
 
     def __int__(self):
@@ -474,7 +478,7 @@ class Tensor:
     def type(self, dtype=None):
         if dtype is None:
             return ("torch.cuda." if self.is_cuda else "torch.") + self.dtype.scalar_name + "Tensor"
-        return self.to(dtype)
+        return self.to(getattr(dtype, "dtype", dtype))  # a dtype, or a legacy class such as torch.LongTensor
 
     def float(self):
         return self.to(_dtypes.float32)

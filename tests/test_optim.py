@@ -295,3 +295,13 @@ def test_fused_multiply_add_rounds_once():
     exact = [np.float32(float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))) for x, y, z in zip(a, b, c)]
     assert fused.dtype == np.float32 and np.array_equal(fused, np.array(exact, dtype=np.float32))
     assert not np.array_equal(a * b + c, fused)
+
+
+def test_dir_of_optim_lists_what_torch_optim_lists():
+    """dir(torch.optim) shows optimizers and lr_scheduler, not chibigrad's machinery or module files."""
+    names = set(dir(torch.optim))
+    assert {"Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "lr_scheduler"} <= names
+    assert not names & {"_missing", "__getattr__", "__dir__", "adam", "sgd", "optimizer"}
+    assert "_missing" not in dir(torch) and "__getattr__" not in dir(torch.nn)
+    with pytest.raises(AttributeError, match="chibigrad does not implement torch.optim.LBFGS"):
+        torch.optim.LBFGS

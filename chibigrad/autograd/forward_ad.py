@@ -132,7 +132,8 @@ def _run_jvp(cls, ctx, args, outputs, tangents):
         raise NotImplementedError(f"Trying to use forward AD with {cls.node_name.removesuffix('Backward0')} that does "
                                   f"not support it because it has not been implemented yet in chibigrad. Use reverse "
                                   f"mode (torch.func.jacrev) instead.")
-    tangents = [_zeros_for(a) if t is None and isinstance(a, _tensor.Tensor) else t for a, t in zip(args, tangents)]
+    if not getattr(cls, "jvp_takes_none", False):
+        tangents = [_zeros_for(a) if t is None and isinstance(a, _tensor.Tensor) else t for a, t in zip(args, tangents)]
     if not built_in:  # a custom Function: what save_for_forward kept, as in PyTorch
         ctx._jvp_saved = getattr(ctx, "saved_for_forward", ())  # nothing saved: (), as in PyTorch
         try:
@@ -145,6 +146,16 @@ def _run_jvp(cls, ctx, args, outputs, tangents):
         return cls.jvp(ctx, *tangents)
     finally:
         del ctx.primals, ctx.result
+
+
+def add_tangents(result, *terms):
+    """The sum of the terms that exist (None is a missing tangent), shaped and typed as ``result``:
+    PyTorch's zero tangent adds nothing, not even a sign, so ``-0.0`` plus a missing tangent stays ``-0.0``."""
+    present = [t for t in terms if t is not None]
+    total = present[0]
+    for t in present[1:]:
+        total = total + t
+    return total.to(result.dtype).expand(result.shape)
 
 
 def _function():

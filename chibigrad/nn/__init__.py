@@ -5,6 +5,7 @@ from .modules import (GELU, BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntrop
                       ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU,
                       SmoothL1Loss, Softmax, Tanh, Unflatten)
 from .parameter import Parameter
+from .parallel import DataParallel
 
 from .. import _missing  # noqa: E402
 

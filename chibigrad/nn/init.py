@@ -84,3 +84,21 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     fan = fan_in if mode == "fan_in" else fan_out
     bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return uniform_(tensor, -bound, bound, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Saxe et al.: the Q of a QR decomposition of a normal matrix, signs fixed by R's diagonal so
+    that Q is uniformly distributed; a tensor of more than 2 dims is flattened after its first."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor  # PyTorch: no-op
+    rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
+    flattened = (generator or _generator[0]).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flattened = flattened.T
+    q, r = np.linalg.qr(flattened)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _assign(tensor, gain * q.reshape(tensor.shape))

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _device, _dtype as _dtypes
 from ..autograd import grad_mode
+from ..autograd.forward_ad import add_tangents
 from ..autograd.function import Function
 from ..creation import default_generator
 from ..tensor import Tensor, _parse_to, wrap
@@ -21,6 +22,7 @@ from ._util import arrays, check_broadcast, cpu_scalars, float_array, operand, r
 
 class Add(Function):
     node_name = "AddBackward0"
+    jvp_takes_none = True  # a missing tangent is left out of the sum (forward_ad.add_tangents)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -33,7 +35,7 @@ class Add(Function):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        return ta + tb
+        return add_tangents(ctx.result, ta, tb)
 
 
 @register("add", "__add__", "__radd__")
@@ -61,6 +63,7 @@ def _check_result_fits(a, *others, true_divide=False, cpp_name=False):
 
 class Sub(Function):
     node_name = "SubBackward0"
+    jvp_takes_none = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -73,7 +76,7 @@ class Sub(Function):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        return ta - tb
+        return add_tangents(ctx.result, ta, None if tb is None else -tb)
 
 
 @register("sub", "__sub__")
@@ -91,6 +94,7 @@ def sub_(a, other, alpha=1):
 class Rsub(Function):
     """``number - tensor``, as PyTorch records it."""
     node_name = "RsubBackward1"
+    jvp_takes_none = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -103,7 +107,7 @@ class Rsub(Function):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        return tb - ta
+        return add_tangents(ctx.result, tb, None if ta is None else -ta)
 
 
 @register("__rsub__", torch=False)
@@ -113,6 +117,7 @@ def rsub(a, number):
 
 class Mul(Function):
     node_name = "MulBackward0"
+    jvp_takes_none = True
     saved_names = ("other", "self")  # in PyTorch's order (see save_needed)
 
     @staticmethod
@@ -130,7 +135,7 @@ class Mul(Function):
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
-        return ta * b + a * tb  # the product rule
+        return add_tangents(ctx.result, None if ta is None else ta * b, None if tb is None else a * tb)  # the product rule
 
 
 @register("mul", "__mul__", "__rmul__")

@@ -496,9 +496,23 @@ def getitem(a, key):
 def setitem(a, key, value):
     key = index_key(key, a._array)
     if is_basic(key):  # x[0], x[1:]: as PyTorch does, copy_ into the view (autograd/views.py)
-        a[key].copy_(value if isinstance(value, Tensor) else wrap(_device.as_array(value)))
+        view = a[key]
+        value = value if isinstance(value, Tensor) else wrap(_device.as_array(value))
+        if value.shape != view.shape:
+            value = _without_leading_ones(value)
+            value.detach().expand(view.shape)  # only checks: PyTorch's setitem expands, so its error names expand
+        view.copy_(value)
     else:  # x[mask], x[[0, 2]]: index_put_
-        a._recorded_inplace(IndexPut.apply, key, value)
+        a._recorded_inplace(IndexPut.apply, key, _without_leading_ones(value) if isinstance(value, Tensor) else value)
+
+
+def _without_leading_ones(value):
+    """PyTorch's ``x[i] = value`` first drops the value's leading 1-dims (as numpy's assignment
+    does), so a (1, 27) result fits a (27,) row; ``copy_`` alone would refuse it."""
+    ones = 0
+    while ones < value.ndim and value.shape[ones] == 1:
+        ones += 1
+    return value.view(value.shape[ones:]) if ones else value
 
 
 def index_key(index, array):

@@ -25,9 +25,7 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        check_betas(betas)
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         check_differentiable(differentiable)
@@ -59,6 +57,12 @@ class Adam(Optimizer):
             v = np.maximum(state["max_exp_avg_sq"]._array, v, out=state["max_exp_avg_sq"]._array)
         denom = np.sqrt(v) / bias_correction2_sqrt + eps
         param -= step_size * m / denom  # param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def check_betas(betas):
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
 
 
 def step_counter():

@@ -334,3 +334,221 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+
+class MultiplicativeLR(LambdaLR):
+    """Multiply the current learning rate by ``lr_lambda(epoch)`` at each step (LambdaLR scales the initial one)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        functions = lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]
+        for fn in functions:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self._is_initial:
+            return _lrs(self.optimizer)
+        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay to 0 over ``total_iters`` epochs as ``(1 - epoch / total_iters) ** power``, step by step."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer)
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [lr * decay for lr in _lrs(self.optimizer)]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: a cosine from the initial rate to ``eta_min`` over ``T_i`` epochs, then a restart; each
+    cycle is ``T_mult`` times longer than the last. ``step(epoch)`` may take a fractional epoch."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min, self.T_cur = T_0, T_0, T_mult, eta_min, last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
+        else:
+            self._place(epoch)
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True  # PyTorch's own step, without the step-order warning
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = _lrs(self.optimizer)
+
+    def _place(self, epoch):
+        """The cycle an explicit ``epoch`` falls in, and how far into it."""
+        if epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        if epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        else:
+            n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+            self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult ** n
+
+
+class ChainedScheduler(LRScheduler):
+    """Step several schedulers of one optimizer together, each applying its change in turn."""
+
+    def __init__(self, schedulers, optimizer=None):
+        if len(schedulers) < 1:
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
+                             "scheduler.")
+        self._schedulers = list(schedulers)
+        self.optimizer = optimizer or schedulers[0].optimizer
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def step(self):
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def state_dict(self):
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        for scheduler, saved in zip(self._schedulers, state_dict.pop("_schedulers")):
+            scheduler.load_state_dict(saved)
+        self.__dict__.update(state_dict)
+
+
+class OneCycleLR(LRScheduler):
+    """Smith's one-cycle policy, stepped once per batch: the rate rises from ``max_lr / div_factor``
+    to ``max_lr`` over ``pct_start`` of the steps, then anneals far below the start; momentum (or
+    Adam's beta1) moves the opposite way."""
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
+                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
+                 div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        self.total_steps = _total_steps(total_steps, epochs, steps_per_epoch)
+        self._schedule_phases = _one_cycle_phases(pct_start, self.total_steps, three_phase)
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ["cos", "linear"]:
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        if last_epoch == -1:
+            for group, top in zip(optimizer.param_groups, _per_group("max_lr", optimizer, max_lr)):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            if last_epoch == -1:
+                tops = _per_group("max_momentum", optimizer, max_momentum)
+                bottoms = _per_group("base_momentum", optimizer, base_momentum)
+                for top, bottom, group in zip(tops, bottoms, optimizer.param_groups):
+                    self._set_momentum(group, top)
+                    group["max_momentum"], group["base_momentum"] = top, bottom
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def _set_momentum(self, group, momentum):
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                if step <= phase["end_step"] or i == len(self._schedule_phases) - 1:
+                    pct = (step - start_step) / (phase["end_step"] - start_step)
+                    lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[phase["start_momentum"]],
+                                                               group[phase["end_momentum"]], pct))
+                    break
+                start_step = phase["end_step"]
+        return lrs
+
+
+def _total_steps(total_steps, epochs, steps_per_epoch):
+    if total_steps is not None:
+        if total_steps <= 0 or not isinstance(total_steps, int):
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        return total_steps
+    if epochs is not None and steps_per_epoch is not None:
+        if not isinstance(epochs, int) or epochs <= 0:
+            raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+            raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+        return epochs * steps_per_epoch
+    raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+
+def _one_cycle_phases(pct_start, total_steps, three_phase):
+    """Each phase ends at a step and goes from one group key to another (for lr and momentum)."""
+    def phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
+        return dict(end_step=end_step, start_lr=start_lr, end_lr=end_lr, start_momentum=start_momentum,
+                    end_momentum=end_momentum)
+    warm_up = phase(float(pct_start * total_steps) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum")
+    if three_phase:
+        return [warm_up,
+                phase(float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                phase(total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+    return [warm_up, phase(total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+
+
+def _per_group(name, optimizer, value):
+    """One value per parameter group: a list or tuple as given (checked), else the value repeated."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(optimizer.param_groups):
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
+                             f"values, param_groups has {len(optimizer.param_groups)}.")
+        return list(value)
+    return [value] * len(optimizer.param_groups)

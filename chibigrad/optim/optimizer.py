@@ -134,6 +134,16 @@ class Optimizer:
         return text + ")"
 
 
+_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def check_hyper_parameters(**values):
+    """PyTorch's argument checks: each of these hyper-parameters must be 0 or more."""
+    for name, value in values.items():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {_LABELS.get(name, name + ' value')}: {value}")
+
+
 def check_differentiable(differentiable):
     """PyTorch's ``foreach``, ``fused`` and ``capturable`` choose among implementations of the
     same update; chibigrad has one, so they are only kept in the param groups (printed and

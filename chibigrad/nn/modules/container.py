@@ -216,7 +216,14 @@ class ParameterDict(Module):
         return self._parameters.values()
 
     def update(self, parameters):
-        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        """PyTorch sorts the keys of a plain mapping (a dict's order was not kept when this was
+        written); an OrderedDict, a ParameterDict or a list of pairs keeps its order."""
+        if isinstance(parameters, (collections.OrderedDict, ParameterDict)):
+            pairs = parameters.items()
+        elif hasattr(parameters, "items"):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = parameters
         for key, param in pairs:
             self[key] = param
 

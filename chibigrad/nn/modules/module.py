@@ -12,7 +12,7 @@ import collections
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import RemovableHandle
 from ...tensor import Tensor, _parse_to
-from ...utils.hooks import BackwardHook
+from ...utils.hooks import BackwardHook, attach_non_full_backward_hooks
 from ..parameter import Parameter
 
 
@@ -40,12 +40,15 @@ class Module:
         object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "_backward_hooks", [])
         object.__setattr__(self, "_backward_pre_hooks", [])
+        object.__setattr__(self, "_non_full_backward_hooks", [])
+        object.__setattr__(self, "_is_full_backward_hook", None)  # which kind was registered first
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
+        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or self._non_full_backward_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
@@ -66,6 +69,8 @@ class Module:
                 output = result
         if backward_hook is not None:
             output = backward_hook.setup_output_hook(output)
+        if self._non_full_backward_hooks:
+            attach_non_full_backward_hooks(self, list(self._non_full_backward_hooks), args, output)
         return output
 
     def register_forward_pre_hook(self, hook):
@@ -81,8 +86,23 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output)`` runs once the gradients with respect to the module's
         inputs are computed; it may return a new ``grad_input`` (see ``torch.utils.hooks``)."""
+        self._choose_backward_hook_kind(full=True)
         self._backward_hooks.insert(0 if prepend else len(self._backward_hooks), hook)
         return RemovableHandle(self._backward_hooks, hook)
+
+    def register_backward_hook(self, hook):
+        """The deprecated hook: it attaches to the node of the forward's *last* op, so ``grad_input``
+        is that op's input gradients, not the module's (torch.utils.hooks warns when they differ)."""
+        self._choose_backward_hook_kind(full=False)
+        self._non_full_backward_hooks.append(hook)
+        return RemovableHandle(self._non_full_backward_hooks, hook)
+
+    def _choose_backward_hook_kind(self, full):
+        """One module takes one kind of backward hook, for good (removing the hooks does not reset it)."""
+        if self._is_full_backward_hook is not None and self._is_full_backward_hook != full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """``hook(module, grad_output)`` runs when the gradients with respect to the module's outputs are
