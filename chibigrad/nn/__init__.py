@@ -4,6 +4,8 @@ from .modules import (GELU, BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntrop
                       HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, Module, ModuleDict,
                       ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU,
                       SmoothL1Loss, Softmax, Tanh, Unflatten)
+from .modules import (AdaptiveAvgPool2d, AvgPool2d, BatchNorm2d, Conv1d, Conv2d, Dropout2d,  # noqa: E402
+                      MaxPool2d)
 from .parameter import Parameter
 from .parallel import DataParallel
 

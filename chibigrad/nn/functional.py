@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .. import _device, ops
+from ..ops import conv
 from ..ops._util import check_broadcast, check_device
 from ..creation import _generator
 from ..tensor import Tensor, wrap
@@ -74,11 +75,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
     The mask comes from chibigrad's global generator, so ``manual_seed``
     (and checkpointing's RNG replay) reproduce it.
     """
+    return _dropout(input, p, training, inplace, input.shape)
+
+
+def _dropout(input, p, training, inplace, mask_shape):
+    """Dropout with one random draw per element of ``mask_shape`` (broadcast over the input)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    keep = _generator[0].random(input.shape, dtype=np.float32) >= p
+    keep = _generator[0].random(mask_shape, dtype=np.float32) >= p
     mask = keep.astype(input._array.dtype) * (1 / (1 - p) if p < 1 else 0)
     mask = _device.to_device(mask, input.device)  # drawn on the host, like every random number here
     return input._recorded_inplace(ops.mul, wrap(mask)) if inplace else input * wrap(mask)
@@ -347,6 +353,111 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be smaller than num_classes.")
     xp = _device.array_module(indices)
     return wrap((indices[..., None] == xp.arange(num_classes)).astype(np.int64))
+
+
+
+# ---- convolution and pooling (chibigrad/ops/conv.py) ------------------------------------
+def _tuple(value, n):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+def _batched(input, spatial, name, weight=None):
+    """(C, *spatial) or (N, C, *spatial): the batched input and whether a batch dim was added."""
+    if weight is not None and weight.ndim != spatial + 2:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                           f"{list(input.shape)} instead")
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {name}, but got "
+                           f"input of size: {list(input.shape)}")
+    return (input.unsqueeze(0), True) if input.ndim == spatial + 1 else (input, False)
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, groups, spatial, name):
+    x, added = _batched(input, spatial, name, weight)
+    stride, dilation = _tuple(stride, spatial), _tuple(dilation, spatial)
+    if padding == "same":
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        if any(d * (k - 1) % 2 for d, k in zip(dilation, weight.shape[2:])):
+            raise NotImplementedError("chibigrad's padding='same' needs an odd effective kernel size (PyTorch pads "
+                                      "even ones more on one side): use an odd kernel or explicit padding")
+        padding = tuple(d * (k - 1) // 2 for d, k in zip(dilation, weight.shape[2:]))
+    padding = (0,) * spatial if padding == "valid" else _tuple(padding, spatial)
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {weight.shape[1] * groups} channels, but got {x.shape[1]} "
+                           "channels instead")
+    padded = [n + 2 * q for n, q in zip(x.shape[2:], padding)]
+    span = [(k - 1) * d + 1 for k, d in zip(weight.shape[2:], dilation)]
+    if any(p < k for p, k in zip(padded, span)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, span))}). Kernel size can't be greater than actual input size")
+    out = conv.Convolution.apply(x, weight, bias, stride, padding, dilation, groups)
+    return out.squeeze(0) if added else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def _pool_geometry(input, kernel_size, stride, padding, dilation, spatial):
+    kernel = _tuple(kernel_size, spatial)
+    stride = kernel if stride is None or stride == [] else _tuple(stride, spatial)
+    padding, dilation = _tuple(padding, spatial), _tuple(dilation, spatial)
+    for q, k, d in zip(padding, kernel, dilation):
+        if q > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={q}, "
+                               f"kernel_size={k} and dilation={d}")
+    out = [(n + 2 * q - (k - 1) * d - 1) // s + 1
+           for n, q, k, d, s in zip(input.shape[-spatial:], padding, kernel, dilation, stride)]
+    if min(out) < 1:
+        given = "x".join(map(str, input.shape[-spatial - 1:]))
+        raise RuntimeError(f"Given input size: ({given}). Calculated output size: "
+                           f"({'x'.join(map(str, [input.shape[-spatial - 1]] + out))}). Output size is too small")
+    return kernel, stride, padding, dilation
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if ceil_mode:
+        raise NotImplementedError("chibigrad's max_pool2d has no ceil_mode=True")
+    x, added = _batched(input, 2, "max_pool2d")
+    kernel, stride, padding, dilation = _pool_geometry(x, kernel_size, stride, padding, dilation, 2)
+    out, indices = conv.MaxPool.apply(x, kernel, stride, padding, dilation)
+    if added:
+        out, indices = out.squeeze(0), indices.squeeze(0)
+    return (out, indices) if return_indices else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    if ceil_mode or not count_include_pad or divisor_override is not None:
+        raise NotImplementedError("chibigrad's avg_pool2d has only ceil_mode=False, count_include_pad=True and no "
+                                  "divisor_override")
+    x, added = _batched(input, 2, "avg_pool2d")
+    kernel, stride, padding, _ = _pool_geometry(x, kernel_size, stride, padding, 1, 2)
+    out = conv.AvgPool.apply(x, kernel, stride, padding)
+    return out.squeeze(0) if added else out
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average over (H, W) into ``output_size`` cells; 1 x 1 is the mean over the plane, as PyTorch
+    computes it (MeanBackward1)."""
+    size = _tuple(output_size, 2)
+    size = tuple(n if s is None else s for s, n in zip(size, input.shape[-2:]))
+    if size == (1, 1):
+        return input.mean((-2, -1), keepdim=True)
+    return conv.AdaptiveAvgPool.apply(input, size)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (each (H, W) plane) with probability ``p``: neighbouring pixels are
+    correlated, so dropping single elements would hardly regularise a convolution."""
+    return _dropout(input, p, training, inplace, input.shape[:-2] + (1, 1))
 
 
 from .. import _missing  # noqa: E402

@@ -1,9 +1,9 @@
 """The differentiable operations: each declared in one place, its Function and its function side by side.
 
-An op lives in one of five modules: ``pointwise.py`` (element-wise arithmetic, exp, relu, clamp,
+An op lives in one of six modules: ``pointwise.py`` (element-wise arithmetic, exp, relu, clamp,
 comparisons), ``reduction.py`` (sum, mean, max, softmax, ...), ``shape.py`` (views, reshape,
-indexing, cat, split), ``linalg.py`` (matmul, mm, linear) and ``selection.py`` (gather, scatter,
-sort). There, an op is two things, one after the other:
+indexing, cat, split), ``linalg.py`` (matmul, mm, linear), ``selection.py`` (gather, scatter,
+sort) and ``conv.py`` (convolution and pooling, reached through ``torch.nn.functional``). There, an op is two things, one after the other:
 
 - its ``Function`` class: ``forward`` computes on numpy arrays, ``backward`` on tensors, the
   same mechanism a student's own ``autograd.Function`` uses;
@@ -30,7 +30,7 @@ names and ``__all__``, which ``chibigrad/__init__.py`` exports as the torch name
 itself (``chibigrad/tensor.py``) keeps what is the tensor: its data, ``grad``, ``requires_grad``,
 ``grad_fn``, ``backward``, versions, conversion and ``repr``; it never imports this package.
 """
-from . import linalg, pointwise, reduction, selection, shape  # noqa: F401 - importing them declares every op
+from . import conv, linalg, pointwise, reduction, selection, shape  # noqa: F401 - importing them declares every op
 from ._util import torch_functions
 from .linalg import linear  # noqa: F401 - F.linear's op (torch.nn.functional.linear)
 

@@ -1,4 +1,4 @@
-"""BatchNorm1d: normalise each feature over the batch, remember running averages for eval."""
+"""BatchNorm1d and BatchNorm2d: normalise each feature (channel) over the batch, remember running averages for eval."""
 from ... import creation, int64
 from .. import functional as F
 from ..parameter import Parameter
@@ -30,9 +30,12 @@ class BatchNorm1d(Module):
         self.register_buffer("running_var", creation.ones(num_features, dtype=dtype) if stats else None)
         self.register_buffer("num_batches_tracked", creation.tensor(0, dtype=int64) if stats else None)
 
-    def forward(self, input):
+    def _check_input_dim(self, input):
         if input.ndim not in (2, 3):
             raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked._array += 1
@@ -47,3 +50,11 @@ class BatchNorm1d(Module):
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm2d(BatchNorm1d):
+    """Per-channel normalisation of (N, C, H, W) input: statistics over the batch and both spatial dims."""
+
+    def _check_input_dim(self, input):
+        if input.ndim != 4:
+            raise ValueError(f"expected 4D input (got {input.ndim}D input)")

@@ -1,4 +1,4 @@
-"""Dropout: random zeros while training, nothing at all in eval mode."""
+"""Dropout and Dropout2d: random zeros while training, nothing at all in eval mode."""
 from .. import functional as F
 from .module import Module
 
@@ -21,3 +21,10 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels of (N, C, H, W) input with probability ``p``."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
