@@ -1,9 +1,11 @@
-"""Matrix products. Gradients of C = A @ B: dA = dC @ B^T, dB = A^T @ dC."""
+"""Matrix products (gradients of C = A @ B: dA = dC @ B^T, dB = A^T @ dC), and the torch.linalg functions
+with gradients: inverse, determinant, solve, Cholesky."""
 import math
 
 import numpy as np
 
 from ..autograd.function import Function
+from .. import return_types
 from ..tensor import Tensor, wrap
 from ._util import check_broadcast, check_device, operand, register, save_needed, write_out
 from .shape import SqueezeMatmul, UnsafeView
@@ -310,3 +312,194 @@ def linear(x, weight, bias=None):
         return addmm(bias, rows, weight_t).view(*x.shape[:-1], weight.shape[0])
     out = matmul(x, weight_t)
     return out if bias is None else out.add_(bias)
+
+
+# ---- torch.linalg: inverse, determinant, solve, Cholesky (chibigrad/linalg.py names them) ----------
+class _LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError`` (PyTorch's class is named ``_LinAlgError`` too): no inverse, no Cholesky factor."""
+
+
+LinAlgError = _LinAlgError
+
+
+def _check_square(name, a):
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {a.shape[-2]} by "
+                           f"{a.shape[-1]} matrices")
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {a.dtype.scalar_name}")
+
+
+def _zero_pivot(matrix):
+    """LAPACK's answer to 'which diagonal element of U is zero' (1-based), by LU with partial pivoting."""
+    u = np.array(matrix, dtype=np.float64)
+    for k in range(u.shape[0]):
+        pivot = k + np.argmax(np.abs(u[k:, k]))
+        u[[k, pivot]] = u[[pivot, k]]
+        if u[k, k] == 0:
+            return k + 1
+        u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
+    return u.shape[0]
+
+
+class Inv(Function):
+    """A^-1; its gradient is -A^-T grad A^-T (saved: the inverse itself)."""
+    node_name = "LinalgInvExBackward0"
+    saved_names = ("inverse",)
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._array
+        singular = np.linalg.det(x) == 0 if x.ndim == 2 else False
+        try:
+            out = wrap(np.linalg.inv(x))
+        except np.linalg.LinAlgError:
+            singular = True
+        if singular:
+            raise LinAlgError(f"linalg.inv: The diagonal element {_zero_pivot(x)} is zero, the inversion could not "
+                              "be completed because the input matrix is singular.")
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        inverse, = ctx.saved_tensors
+        return -(inverse.mT @ grad @ inverse.mT)
+
+
+@register("inverse")
+def inverse(a):
+    _check_square("linalg.inv", a)
+    return Inv.apply(a)
+
+
+class Det(Function):
+    """det A; its gradient is grad * det A * A^-T (A must be invertible here; PyTorch also handles singular A)."""
+    node_name = "LinalgDetBackward0"
+    saved_names = ("A", "result")
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.asarray(np.linalg.det(a._array), dtype=a._array.dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, det = ctx.saved_tensors
+        if bool((det == 0).any()):
+            raise NotImplementedError("chibigrad's det backward needs an invertible matrix (PyTorch's goes through "
+                                      "an SVD for singular ones)")
+        return (grad * det)[..., None, None] * inverse(a).mT
+
+
+@register("det")
+def det(a):
+    _check_square("linalg.det", a)
+    return Det.apply(a)
+
+
+class Slogdet(Function):
+    """(sign, log|det A|); only log|det A| has a gradient: grad * A^-T."""
+    node_name = "LinalgSlogdetBackward0"
+    saved_names = ("A", "sign")
+
+    @staticmethod
+    def forward(ctx, a):
+        sign, logabsdet = np.linalg.slogdet(a._array)
+        sign, logabsdet = wrap(np.asarray(sign, a._array.dtype)), wrap(np.asarray(logabsdet, a._array.dtype))
+        ctx.save_for_backward(a, sign)
+        return sign, logabsdet  # sign has a grad_fn too, as in PyTorch, but never a gradient
+
+    @staticmethod
+    def backward(ctx, _, grad):
+        a, _ = ctx.saved_tensors
+        return grad[..., None, None] * inverse(a).mT
+
+
+@register("slogdet")
+def slogdet(a):
+    _check_square("linalg.slogdet", a)
+    return return_types.linalg_slogdet(*Slogdet.apply(a))
+
+
+class Solve(Function):
+    """X with A X = B; gradients: grad_B = A^-T grad, grad_A = -grad_B X^T (B a matrix or a vector)."""
+    node_name = "LinalgSolveExBackward0"
+    saved_names = ("A", "result")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.vector = b.ndim == a.ndim - 1
+        rhs = b._array[..., None] if ctx.vector else b._array
+        out = wrap(np.linalg.solve(a._array, rhs)[..., 0] if ctx.vector else np.linalg.solve(a._array, rhs))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        if ctx.vector:
+            grad_b = solve(a.mT, grad)
+            return -(grad_b[..., :, None] * x[..., None, :]), grad_b
+        grad_b = solve(a.mT, grad)
+        return -(grad_b @ x.mT), grad_b
+
+
+def solve(a, b, *, left=True):
+    _check_square("linalg.solve", a)
+    if not left:
+        return solve(a.mT, b.mT).mT
+    vector = b.ndim == a.ndim - 1
+    if b.shape[-1 if vector else -2] != a.shape[-1]:
+        b_shape = f"{b.shape[-1]}x1" if vector else f"{b.shape[-2]}x{b.shape[-1]}"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({a.shape[-2]}x{a.shape[-1]} and {b_shape})")
+    return Solve.apply(a, b)
+
+
+class Cholesky(Function):
+    """L with A = L L^T (or U = L^T with ``upper``). Backward (PyTorch's cholesky_backward, after Murray
+    2016, real case): P = tril(L^T grad), made symmetric with its diagonal halved, grad_A = L^-T P L^-1."""
+    node_name = "LinalgCholeskyExBackward0"
+    saved_names = ("L",)
+    saved_values = ("upper",)
+
+    @staticmethod
+    def forward(ctx, a, upper):
+        ctx.upper = upper
+        try:
+            low = np.linalg.cholesky(a._array)
+        except np.linalg.LinAlgError:
+            raise LinAlgError("linalg.cholesky: The factorization could not be completed because the input is not "
+                              f"positive-definite (the leading minor of order {_first_bad_minor(a._array)} is not "
+                              "positive-definite).") from None
+        out = wrap(np.ascontiguousarray(np.swapaxes(low, -1, -2)) if upper else low)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        low, = ctx.saved_tensors
+        if ctx.upper:
+            low, grad = low.mT, grad.mT
+        p = (low.mT @ grad).tril()
+        p = 0.5 * (p + p.tril(-1).mT)
+        low_inv = inverse(low)
+        return low_inv.mT @ p @ low_inv, None
+
+
+def _first_bad_minor(matrix):
+    for k in range(1, matrix.shape[-1] + 1):
+        try:
+            np.linalg.cholesky(matrix[..., :k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return matrix.shape[-1]
+
+
+def cholesky(a, *, upper=False):
+    _check_square("linalg.cholesky", a)
+    return Cholesky.apply(a, upper)

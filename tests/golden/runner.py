@@ -31,6 +31,7 @@ ALIASES = {
     "torch.autograd.functional": "chibigrad.autograd.functional",
     "torch.autograd.graph": "chibigrad.autograd.graph",
     "torch.func": "chibigrad.func",
+    "torch.linalg": "chibigrad.linalg",
     "torch.nn": "chibigrad.nn",
     "torch.nn.functional": "chibigrad.nn.functional",
     "torch.nn.init": "chibigrad.nn.init",
