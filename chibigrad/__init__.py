@@ -22,7 +22,7 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                        randperm, set_rng_state, tensor, zeros, zeros_like)
 from .ops import *  # noqa: F401,F403 - torch.mul, torch.sum, ...: every op function (chibigrad/ops/__init__.py)
-from . import autograd, cuda, func, linalg, memory, nn, optim, profiler, testing, utils
+from . import autograd, cuda, distributions, func, linalg, memory, nn, optim, profiler, testing, utils
 from .autograd import functional as _functional  # noqa: F401 - torch.autograd.functional, once Tensor exists
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled

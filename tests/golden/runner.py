@@ -30,6 +30,7 @@ ALIASES = {
     "torch.autograd.function": "chibigrad.autograd.function",
     "torch.autograd.functional": "chibigrad.autograd.functional",
     "torch.autograd.graph": "chibigrad.autograd.graph",
+    "torch.distributions": "chibigrad.distributions",
     "torch.func": "chibigrad.func",
     "torch.linalg": "chibigrad.linalg",
     "torch.nn": "chibigrad.nn",
