@@ -245,6 +245,9 @@ OPS = {
     "fmod_scalar": (lambda a: torch.fmod(a, -0.75), [leaf(2, 3)]),
     "unflatten": (lambda a: a.unflatten(1, (2, 2)), [leaf(3, 4)]),
     "tril": (lambda a: a.tril(-1), [leaf(2, 3, 3)]),
+    "inverse": (lambda a: (a + 3 * torch.eye(3, dtype=torch.float64)).inverse(), [leaf(2, 3, 3)]),
+    "det": (lambda a: (a + 3 * torch.eye(3, dtype=torch.float64)).det(), [leaf(2, 3, 3)]),
+    "slogdet": (lambda a: torch.slogdet(a + 3 * torch.eye(3, dtype=torch.float64)).logabsdet, [leaf(2, 3, 3)]),
     "triu": (lambda a: torch.triu(a, 1), [leaf(3, 4)]),
     "l1_loss": (torch.nn.functional.l1_loss, [leaf(2, 3), leaf(2, 3, seed=1)]),
     "smooth_l1_loss": (lambda a, b: torch.nn.functional.smooth_l1_loss(a, b, beta=0.8), [leaf(2, 3), leaf(2, 3, seed=1)]),
@@ -378,7 +381,7 @@ def test_every_public_differentiable_op_is_covered():
     """A new op in chibigrad.ops must get a gradcheck case here."""
     not_differentiable = {"allclose", "argmax", "argmin", "argsort", "all", "any", "equal", "isclose", "detach", "Tensor",
                           "isnan", "isinf", "isfinite", "nonzero",
-                          "wrap", "operand", "linalg", "pointwise", "reduction", "selection", "shape", "pw", "red",
+                          "wrap", "operand", "linalg", "conv", "pointwise", "reduction", "selection", "shape", "pw", "red",
                           "sel", "sh", "np"}
     aliases = {"index": "index_int", "pow": "pow_scalar", "linear": "linear", "rdiv": "rdiv", "rpow": "rpow"}
     missing = [name for name in torch.ops.__all__
@@ -394,7 +397,7 @@ GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sqrt", "sin
             "index_bool_mask", "setitem", "cat", "stack", "split", "unbind", "mul_", "prod_one_zero",
             "prod_two_zeros", "prod_dim_zero", "inplace_through_views", "log2", "log1p", "expm1", "gather",
             "scatter", "scatter_value", "scatter_add", "index_select", "index_add", "sort", "topk", "remainder", "fmod",
-            "unflatten", "smooth_l1_loss", "huber_loss", "tril"]
+            "unflatten", "smooth_l1_loss", "huber_loss", "tril", "inverse", "det", "slogdet"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)

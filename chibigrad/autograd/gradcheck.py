@@ -26,16 +26,25 @@ class GradcheckError(RuntimeError):
     """The analytical and numerical Jacobians disagree."""
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, check_forward_ad=False,
-              check_backward_ad=True):
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True, fast_mode=False,
+              masked=None):
     """True if ``func``'s backward matches central differences at ``inputs``.
 
     Checks the gradient with respect to every input that requires grad, for
     every output that requires grad. On a mismatch, raises ``GradcheckError``
     (or returns False when ``raise_exception=False``). ``check_forward_ad``
     checks forward mode too (the ``jvp`` rules), ``check_backward_ad=False``
-    skips backward, as in PyTorch.
+    skips backward, ``check_grad_dtypes`` checks that each gradient has its
+    input's dtype; as in PyTorch, zero output gradients must give zero input
+    gradients (an undefined gradient reaches a backward as zeros in chibigrad,
+    so that also covers ``check_undefined_grad``). chibigrad's backward is deterministic
+    (``nondet_tol`` has nothing to tolerate) and always checks every element
+    (``fast_mode`` checks a random projection in PyTorch: the same answer).
     """
+    _refuse_unsupported(check_batched_grad=check_batched_grad,
+                        check_batched_forward_grad=check_batched_forward_grad, masked=masked)
     inputs = _as_tuple(inputs)
     diff_inputs = _check_inputs(inputs)
     all_outputs = _tensors(func(*inputs))
@@ -52,6 +61,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         for i, (a, num) in enumerate(zip(analytical, numerical[o])):
             if not np.allclose(a, num, rtol=rtol, atol=atol):
                 return _fail(_mismatch_message(o, i, num, a), raise_exception)
+    if check_backward_ad and check_grad_dtypes:
+        for x, g in zip(diff_inputs, _input_grads([all_outputs[n] for n in picked], diff_inputs)):
+            if g is not None and g.dtype != x.dtype:
+                return _fail("Gradient has dtype mismatch", raise_exception)
+    if check_backward_ad and not _zero_grads_give_zero(all_outputs, picked, diff_inputs):
+        return _fail("backward not multiplied by grad_output", raise_exception)
     if check_forward_ad:
         forward = _forward_jacobians(func, inputs, diff_inputs, all_outputs, picked)
         for o in range(len(picked)):
@@ -62,14 +77,22 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0, check_undefined_grad=True,
+                  check_grad_dtypes=False, check_batched_grad=False, check_fwd_over_rev=False,
+                  check_rev_over_rev=True, fast_mode=False, masked=False):
     """gradcheck the backward itself: second derivatives via ``create_graph=True``.
 
     The function checked maps (inputs, grad_outputs) to the input gradients
     that backward computes. Its Jacobian is only right if backward is built
     from differentiable operations (not ``detach()``, not numpy).
-    ``grad_outputs`` default to random values in [-1, 1).
+    ``grad_outputs`` default to random values in [-1, 1). (chibigrad's arrays
+    are always contiguous: ``gen_non_contig_grad_outputs`` changes nothing.)
     """
+    _refuse_unsupported(check_batched_grad=check_batched_grad, check_fwd_over_rev=check_fwd_over_rev,
+                        masked=masked)
+    if not check_rev_over_rev:
+        return True
     from . import grad as autograd_grad
     from ..creation import rand
 
@@ -88,7 +111,28 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes)
+
+
+def _refuse_unsupported(**options):
+    """Options whose check chibigrad does not have: refused rather than silently skipped."""
+    asked = [name for name, value in options.items() if value]
+    if asked:
+        raise NotImplementedError(f"chibigrad's gradcheck does not implement {', '.join(asked)}=True")
+
+
+def _input_grads(outputs, diff_inputs, zero=False):
+    from . import grad as autograd_grad
+    from ..creation import ones_like, zeros_like
+    seeds = [(zeros_like if zero else ones_like)(o) for o in outputs]
+    return autograd_grad(outputs, diff_inputs, seeds, retain_graph=True, allow_unused=True)
+
+
+def _zero_grads_give_zero(all_outputs, picked, diff_inputs):
+    """A backward is linear in its output gradients: zeros in, zeros (or nothing) out."""
+    grads = _input_grads([all_outputs[n] for n in picked], diff_inputs, zero=True)
+    return all(g is None or not g.any().item() for g in grads)
 
 
 def _check_inputs(inputs):
