@@ -5,6 +5,9 @@ NVIDIA GPU, then ``.venv/bin/python -m pytest tests/test_cuda.py -v``. The same
 op table as tests/test_device.py (the simulated device) runs here on CuPy.
 """
 import gc
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +26,7 @@ pytestmark = pytest.mark.skipif(_GPUS == 0, reason="CuPy is installed but sees n
 from test_device import DOUBLE_BACKWARD, OPS, _run, host, select_cuda  # noqa: E402 - needs the skip above first
 
 CUDA = torch.device("cuda:0")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -97,3 +101,9 @@ def test_memory_counters_follow_cupy_arrays():
     assert torch.cuda.memory_allocated() - start == 8 << 20
     del x, y
     assert torch.cuda.memory_allocated() == start and torch.cuda.max_memory_allocated() - start == 8 << 20
+
+
+def test_the_numpy_calls_chibigrad_makes_on_cuda_arrays_exist_in_the_installed_cupy():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_cupy_api.py")], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0 and "missing in CuPy: none" in result.stdout, result.stdout + result.stderr
