@@ -593,3 +593,49 @@ def test_save_on_cpu_keeps_saved_activations_on_the_host_until_backward():
 
 def host_tensor(t):
     return torch.tensor(host(t))
+
+
+# ---- chibigrad.compile on the device -----------------------------------------------------
+def _compiled_training(device, compiled, steps=4, momentum=0.9):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, 3)).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
+    x, y = torch.randn(32, 4, device=device), torch.randint(0, 3, (32,), device=device)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    run = torch.compile(step) if compiled else step
+    losses = [host(run(x, y)).item() for _ in range(steps)]
+    return run, model, losses, (x, y)
+
+
+def test_a_compiled_step_runs_on_the_device_bitwise_as_eager():
+    step, model, losses, _ = _compiled_training("cuda", compiled=True)
+    _, eager_model, eager_losses, _ = _compiled_training("cuda", compiled=False)
+    assert step.compile_count == 2 and step.eager_calls == 0  # again once the momentum buffers exist
+    assert losses == eager_losses
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        assert type(p._array) is SimulatedCudaArray and type(p.grad._array) is SimulatedCudaArray
+        assert np.array_equal(host(p), host(q)) and np.array_equal(host(p.grad), host(q.grad))
+    generated = step._latest.run.__globals__  # np is the device's module; constants and buffers live there
+    assert generated["np"] is _device.cuda_backend().xp and "np.matmul(" in step.code and "buf_" in step.code
+    arrays = [v for v in generated.values() if isinstance(v, np.ndarray)]
+    assert arrays and all(type(a) is SimulatedCudaArray for a in arrays)
+
+
+def test_a_compiled_step_guards_the_device():
+    step, model, _, (x, y) = _compiled_training("cuda", compiled=True, steps=3, momentum=0.0)
+    assert step.compile_count == 2 and step.eager_calls == 0  # again once the gradients exist
+    x_cpu = x.cpu()
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+        step(x_cpu, y)  # the guard sees a host array: traced again, the devices differ, so eager says why
+    assert step.compile_count == 3
+    assert step.recompile_reasons[-1] == "x: tensor shape (32, 4) float32 on cuda:0 -> tensor shape (32, 4) float32"
+    assert step._latest.eager_reason == "the step's tensors are on cpu and cuda:0; it runs eagerly"
+    model.to("cpu")
+    loss = step(x_cpu, y.cpu())  # all on the CPU: compiled again, numpy code
+    assert loss.device == torch.device("cpu") and step._latest.run.__globals__["np"] is np
