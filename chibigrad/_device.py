@@ -14,9 +14,9 @@ on any machine: ``1`` always simulates, ``auto`` simulates only when CuPy sees
 no GPU. Simulated "cuda" tensors hold ``SimulatedCudaArray``\\ s, numpy arrays
 that refuse what CuPy's arrays refuse: meeting a plain numpy (host) array, numpy
 functions and ufuncs CuPy does not have (``np.vectorize``/``np.frompyfunc``
-ufuncs included), and ufunc methods such as ``np.add.at``. A device bug then fails
-on every machine, not only on a GPU. ``index_add`` and ``library_erf`` are the two places
-where numpy and CuPy need different calls.
+ufuncs included), ``np.add.at`` with an index that is not an array. A device bug
+then fails on every machine, not only on a GPU. ``index_add`` and ``library_erf``
+are the two places where numpy and CuPy need different calls.
 """
 import math
 import os
