@@ -5,8 +5,11 @@ an SGD step, float32, batch ``BATCH``, for every width in ``WIDTHS``. It runs, w
 available:
 
 - chibigrad on the CPU (numpy; BLAS with its default number of threads, the fair opponent of a GPU),
-- chibigrad on CUDA (CuPy arrays; ``pip install -r requirements-gpu.txt``),
-- PyTorch on CUDA (and on the CPU), when ``torch`` imports (it is not in requirements.txt).
+- chibigrad on CUDA (CuPy arrays; ``pip install -r requirements-gpu.txt``), eager and compiled
+  (``chibigrad.compile`` of the whole step: the generated program runs on the device),
+- PyTorch on CUDA (and on the CPU), when ``torch`` imports (it is not in requirements.txt), eager and
+  as a whole-step CUDA graph (PyTorch's documented "whole network capture": forward, backward and
+  ``optimizer.step()`` captured once with ``torch.cuda.graph``, then replayed: one launch a step).
 
 Then the peak GPU memory of one training step of a deeper network with and without
 ``checkpoint_sequential`` (``chibigrad.cuda.max_memory_allocated``, ``torch.cuda.max_memory_allocated``),
@@ -103,27 +106,65 @@ def load_weights(lib, model, arrays):
 
 
 class Setup:
-    """A model, its optimizer and one batch on ``device``, built from the same host weights and data."""
+    """A model, its optimizer and one batch on ``device``, built from the same host weights and data;
+    ``mode`` is how a step runs: "eager", "compiled" (chibigrad.compile) or "cuda-graph" (PyTorch)."""
 
-    def __init__(self, lib, device, width, weights, x, y):
+    def __init__(self, lib, device, width, weights, x, y, mode="eager"):
         self.lib, self.device = lib, device
         self.model = make_mlp(lib, width, DEPTH).to(device)
         load_weights(lib, self.model, weights)
         self.optimizer = lib.optim.SGD(self.model.parameters(), lr=LR)
         self.x = lib.tensor(x, device=device)
         self.y = lib.tensor(y, device=device)
+        self.run = training_step(lib, self.model, self.optimizer)
+        if mode == "compiled":
+            self.run = lib.compile(self.run)
+        elif mode == "cuda-graph":
+            self.run = self.capture()
+            load_weights(lib, self.model, weights)  # the warm-up steps changed them; copy_ keeps the addresses
 
     def step(self):
         """One training step. It reads nothing back (no .item()): that would synchronise by itself."""
-        self.optimizer.zero_grad()
-        loss = self.lib.nn.functional.cross_entropy(self.model(self.x), self.y)
-        loss.backward()
-        self.optimizer.step()
-        return loss
+        return self.run(self.x, self.y)
+
+    def capture(self):
+        """The whole step as one CUDA graph (PyTorch's docs, CUDA Graphs, "whole network capture"):
+        warm up on a side stream, capture forward, backward and the update once, replay it after.
+        A replay launches the step's kernels in one call, with the same inputs and memory."""
+        cuda, step = self.lib.cuda, self.run
+        side = cuda.Stream()
+        side.wait_stream(cuda.current_stream())
+        with cuda.stream(side):
+            for _ in range(3):
+                step(self.x, self.y)
+        cuda.current_stream().wait_stream(side)
+        graph = cuda.CUDAGraph()
+        self.optimizer.zero_grad(set_to_none=True)
+        with cuda.graph(graph):
+            loss = self.lib.nn.functional.cross_entropy(self.model(self.x), self.y)
+            loss.backward()
+            self.optimizer.step()
+
+        def replay(x, y):  # the captured x and y: a replay reads the same memory
+            graph.replay()
+            return loss
+        return replay
 
     def synchronize(self):
         if self.lib.device(self.device).type == "cuda":
             self.lib.cuda.synchronize()
+
+
+def training_step(lib, model, optimizer):
+    cross_entropy = lib.nn.functional.cross_entropy
+
+    def step(x, y):
+        optimizer.zero_grad()
+        loss = cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step
 
 
 def time_step(setup, synchronize=True):
@@ -225,14 +266,14 @@ def main():
         sys.exit("bench_gpu: --record needs a real CUDA device (chibigrad.cuda.is_available() with CuPy); "
                  f"here chibigrad's CUDA is {kind or 'not available'}. Nothing written.")
 
-    # Which runs: (name, library, device). The CPU run of chibigrad always.
-    runs = [("chibigrad-cpu", cg, "cpu")]
+    # Which runs: (name, library, device, mode). The CPU run of chibigrad always.
+    runs = [("chibigrad-cpu", cg, "cpu", "eager")]
     if kind:
-        runs.append(("chibigrad-cuda", cg, "cuda"))
+        runs += [("chibigrad-cuda", cg, "cuda", "eager"), ("chibigrad-cuda-compiled", cg, "cuda", "compiled")]
     if torch_cuda():
-        runs.append(("torch-cuda", pt, "cuda"))
+        runs += [("torch-cuda", pt, "cuda", "eager"), ("torch-cuda-graph", pt, "cuda", "cuda-graph")]
     if pt is not None:
-        runs.append(("torch-cpu", pt, "cpu"))
+        runs.append(("torch-cpu", pt, "cpu", "eager"))
     gpu_name = cg.cuda.get_device_name() if kind else None
     if kind == "simulated":
         print(f"CUDA in chibigrad: {gpu_name} (numpy arrays standing in for a GPU: "
@@ -248,9 +289,9 @@ def main():
           f"CPU: {cpu_name()}, {os.cpu_count()} cores, BLAS threads {threads}")
 
     rng = np.random.default_rng(0)
-    step_seconds = {name: [] for name, _, _ in runs}
-    unsynchronized = {name: [] for name, _, device in runs if device == "cuda"}
-    first_loss = {name: [] for name, _, _ in runs}
+    step_seconds = {name: [] for name, *_ in runs}
+    unsynchronized = {name: [] for name, _, device, _ in runs if device == "cuda"}
+    first_loss = {name: [] for name, *_ in runs}
     agree = True
     for width in WIDTHS:
         cg.manual_seed(width)
@@ -258,8 +299,8 @@ def main():
         x = rng.standard_normal((BATCH, width), dtype=np.float32)
         y = rng.integers(0, CLASSES, BATCH)
         losses = {}
-        for name, lib, device in runs:
-            setup = Setup(lib, device, width, weights, x, y)
+        for name, lib, device, mode in runs:
+            setup = Setup(lib, device, width, weights, x, y, mode)
             losses[name] = setup.step().item()  # the same first step everywhere (.item() waits for the GPU)
             load_weights(lib, setup.model, weights)
             step_seconds[name].append(time_step(setup))
@@ -269,20 +310,25 @@ def main():
             del setup
         same = all(np.isclose(v, losses["chibigrad-cpu"], rtol=1e-4, atol=1e-5) for v in losses.values())
         agree &= bool(same)
-        cells = "  ".join(f"{name} {step_seconds[name][-1] * 1e3:9.3f} ms" for name, _, _ in runs)
+        cells = "  ".join(f"{name} {step_seconds[name][-1] * 1e3:9.3f} ms" for name, *_ in runs)
         print(f"width {width:5}: {cells}  (same first loss: {'yes' if same else 'NO'})")
 
     for name, times in unsynchronized.items():
         print(f"{name} timed WITHOUT synchronize (wrong): " +
               ", ".join(f"{w}: {t * 1e3:.3f} ms" for w, t in zip(WIDTHS, times)))
-    for name, _, _ in runs[1:]:
+    for name, *_ in runs[1:]:
         ratios = [c / g for c, g in zip(step_seconds["chibigrad-cpu"], step_seconds[name])]
         print(f"chibigrad-cpu / {name}: " + ", ".join(f"{w}: {r:.2f}x" for w, r in zip(WIDTHS, ratios)))
+    if "torch-cuda" in step_seconds:  # the goals: chibigrad eager <= 2x, compiled <= 1x PyTorch eager
+        for name in ("chibigrad-cuda", "chibigrad-cuda-compiled", "torch-cuda-graph"):
+            ratios = [c / t for c, t in zip(step_seconds.get(name, []), step_seconds["torch-cuda"])]
+            if ratios:
+                print(f"{name} / torch-cuda: " + ", ".join(f"{w}: {r:.2f}x" for w, r in zip(WIDTHS, ratios)))
 
     print(f"peak memory of one step, {MEM_DEPTH} x (Linear({MEM_WIDTH}, {MEM_WIDTH}) + ReLU), batch {MEM_BATCH}, "
           f"plain / checkpoint_sequential in {MEM_SEGMENTS} segments:")
     memory = {}
-    mem_runs = [("chibigrad-cpu", cg, "cpu")] + [r for r in runs if r[2] == "cuda"]
+    mem_runs = [(name, lib, device) for name, lib, device, mode in runs if mode == "eager" and name != "torch-cpu"]
     for name, lib, device in mem_runs:
         plain = peak_step_memory(lib, device, checkpointed=False)
         ckpt = peak_step_memory(lib, device, checkpointed=True)

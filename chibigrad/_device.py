@@ -12,12 +12,18 @@ Without a GPU, the environment variable ``CHIBIGRAD_SIMULATE_CUDA`` (read at
 import) stands in a *simulated* CUDA device, so the device logic can be tested
 on any machine: ``1`` always simulates, ``auto`` simulates only when CuPy sees
 no GPU. Simulated "cuda" tensors hold ``SimulatedCudaArray``\\ s, numpy arrays
-that refuse to meet plain numpy arrays, as CuPy's arrays do; a host array
-slipping into a CUDA computation then fails on every machine, not only on a GPU.
+that refuse what CuPy's arrays refuse: meeting a plain numpy (host) array, numpy
+functions and ufuncs CuPy does not have (``np.vectorize``/``np.frompyfunc``
+ufuncs included), ``np.add.at`` with an index that is not an array. A device bug
+then fails on every machine, not only on a GPU. ``index_add`` and ``library_erf``
+are the two places where numpy and CuPy need different calls.
 """
+import math
 import os
 
 import numpy as np
+
+from ._cupy_api import CUPY_FUNCTIONS, CUPY_UFUNCS
 
 
 # every device type PyTorch knows (its message for an unknown one lists them); chibigrad has two
@@ -82,13 +88,17 @@ def set_default_device(dev):
 
 # ---- the simulated CUDA device ----------------------------------------------------------
 class SimulatedCudaArray(np.ndarray):
-    """Data on the simulated GPU: a numpy array that, like a CuPy array, raises
-    TypeError when an operation mixes it with a plain numpy (host) array."""
+    """Data on the simulated GPU: a numpy array that refuses, as a CuPy array does, to meet
+    a host array and numpy calls that CuPy does not implement."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if not _cupy_takes_ufunc(ufunc, method, inputs + tuple(kwargs.get("out", ()))):
+            return NotImplemented  # numpy raises CuPy's TypeError: "operand type(s) all returned NotImplemented"
         return _on_device(getattr(ufunc, method)(*_host_views(inputs), **_host_views(kwargs)))
 
     def __array_function__(self, func, types, args, kwargs):
+        if f"{func.__module__}.{func.__name__}" not in CUPY_FUNCTIONS:
+            return NotImplemented  # numpy raises CuPy's TypeError: "no implementation found for 'numpy.…'"
         return _on_device(func(*_host_views(args), **_host_views(kwargs)))
 
     def __getitem__(self, key):
@@ -103,6 +113,16 @@ class SimulatedCudaArray(np.ndarray):
         array is a view of a plain ndarray; one that nothing else sees is the owner.)"""
         base = np.ndarray.base.__get__(self)
         return None if type(base) is np.ndarray and base.base is None else base
+
+
+def _cupy_takes_ufunc(ufunc, method, operands):
+    """Whether a CuPy array accepts ``ufunc`` through numpy's protocol, by CuPy's rule: a ufunc
+    CuPy also has (looked up by name: an ``np.vectorize`` ufunc, "erf (vectorized)", is not
+    there), with arrays and scalars only: ``np.add.at(a, [0, 0, 1], b)`` is refused for its
+    list, ``np.add(a, [1, 2])`` too. ``reduce`` comes from the simulated array's own methods
+    (``x.sum()`` is ``np.add.reduce``); a CuPy array has its own."""
+    return method in ("__call__", "reduce", "at") and ufunc.__name__ in CUPY_UFUNCS and all(
+        isinstance(x, (np.ndarray, np.generic, int, float, complex, bool)) for x in operands)
 
 
 def _host_view(x):
@@ -134,19 +154,45 @@ def _on_device(result):
 
 
 class _SimulatedModule:
-    """numpy, with the arrays it creates on the simulated device (``xp.zeros``, ``xp.arange``)."""
+    """numpy, with the arrays it creates on the simulated device (``xp.zeros``, ``xp.arange``);
+    like CuPy, it has only the functions in CuPy's list."""
 
     def __getattr__(self, name):
         fn = getattr(np, name)
-        if isinstance(fn, np.ufunc) or not callable(fn):
-            return fn  # ufuncs dispatch on their (device) inputs already
+        if isinstance(fn, np.ufunc):
+            return _SimulatedUfunc(fn)
+        if isinstance(fn, type) or not callable(fn):
+            return fn  # dtypes and constants: np.float32, np.pi
+        if f"numpy.{name}" not in CUPY_FUNCTIONS:
+            raise AttributeError(f"module 'cupy' has no attribute '{name}' (chibigrad._cupy_api lists the numpy "
+                                 "functions checked to exist in CuPy)")
         return lambda *args, **kwargs: _on_device(fn(*_host_views(args), **_host_views(kwargs)))
+
+
+class _SimulatedUfunc:
+    """A ufunc of the simulated module: called, it dispatches on its (device) inputs; its ``at``
+    is CuPy's ``cupy.add.at``, which takes any index a numpy array takes."""
+
+    def __init__(self, ufunc):
+        self._ufunc = ufunc
+
+    def __call__(self, *args, **kwargs):
+        return self._ufunc(*args, **kwargs)
+
+    def at(self, a, indices, b=None):
+        self._ufunc.at(_host_view(a), _host_views(indices), _host_view(b))
+
+
+def _simulated_erf(x):
+    """cupyx.scipy.special.erf on the simulated device: ``math.erf`` element by element."""
+    return _on_device(np.frompyfunc(math.erf, 1, 1)(_host_view(x)).astype(x.dtype))
 
 
 class _Simulated:
     """The simulated CUDA backend."""
     array_type = SimulatedCudaArray
     xp = _SimulatedModule()
+    erf = staticmethod(_simulated_erf)
     name = "chibigrad simulated CUDA device"
     simulated = True
     device_count = 1
@@ -169,7 +215,8 @@ class _CuPy:
     simulated = False
 
     def __init__(self, cupy):
-        self.xp, self.array_type = cupy, cupy.ndarray
+        import cupyx.scipy.special
+        self.xp, self.array_type, self.erf = cupy, cupy.ndarray, cupyx.scipy.special.erf
         self.name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
         self.to_device, self.to_host = cupy.asarray, cupy.asnumpy
         self.synchronize = cupy.cuda.runtime.deviceSynchronize
@@ -200,11 +247,13 @@ def cuda_backend():
         _cuda.append(backend)
         if backend is not None:
             _DEVICES[backend.array_type], _MODULES[backend.array_type] = cuda0, backend.xp
+            _ERF[backend.array_type] = backend.erf
     return _cuda[0]
 
 
 _DEVICES = {np.ndarray: cpu}
 _MODULES = {np.ndarray: np}
+_ERF = {}  # the array library's own erf: numpy has none
 
 
 def device_of(array):
@@ -224,6 +273,18 @@ def zeros(shape, dtype, array_type):
 def array_module(array):
     """numpy for a host array, the CUDA backend's module (CuPy) for a device array."""
     return _MODULES[type(array)]
+
+
+def index_add(out, key, values):
+    """``out[key] += values`` where repeated indices add up (numpy's ``np.add.at``). CuPy refuses
+    ``np.add.at`` through numpy unless every index is an array, so it is called on the array
+    module: ``np.add.at`` on the CPU, ``cupy.add.at`` on the GPU."""
+    array_module(out).add.at(out, key, values)
+
+
+def library_erf(array):
+    """The erf of ``array``'s own library (CuPy's ``cupyx.scipy.special.erf``), or None (numpy has none)."""
+    return _ERF.get(type(array))
 
 
 def as_device(value):

@@ -5,6 +5,9 @@ NVIDIA GPU, then ``.venv/bin/python -m pytest tests/test_cuda.py -v``. The same
 op table as tests/test_device.py (the simulated device) runs here on CuPy.
 """
 import gc
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +23,11 @@ except Exception:  # no driver, or a driver too old for this CuPy
     _GPUS = 0
 pytestmark = pytest.mark.skipif(_GPUS == 0, reason="CuPy is installed but sees no GPU")
 
-from test_device import DOUBLE_BACKWARD, OPS, _run, host, select_cuda  # noqa: E402 - needs the skip above first
+from test_device import (DOUBLE_BACKWARD, OPS, _compiled_training, _run, host,  # noqa: E402 - after the skip
+                         select_cuda)
 
 CUDA = torch.device("cuda:0")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -97,3 +102,19 @@ def test_memory_counters_follow_cupy_arrays():
     assert torch.cuda.memory_allocated() - start == 8 << 20
     del x, y
     assert torch.cuda.memory_allocated() == start and torch.cuda.max_memory_allocated() - start == 8 << 20
+
+
+def test_the_numpy_calls_chibigrad_makes_on_cuda_arrays_exist_in_the_installed_cupy():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_cupy_api.py")], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0 and "missing in CuPy: none" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_compiled_step_runs_cupy_code_on_the_gpu():
+    step, model, losses, _ = _compiled_training("cuda", compiled=True)
+    _, eager_model, eager_losses, _ = _compiled_training("cuda", compiled=False)
+    assert step.compile_count == 2 and step.eager_calls == 0 and step._latest.run.__globals__["np"] is cupy
+    np.testing.assert_allclose(losses, eager_losses, rtol=1e-5)  # the first call was traced on the host
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        assert type(p._array) is cupy.ndarray
+        np.testing.assert_allclose(host(p), host(q), rtol=1e-4, atol=1e-6)

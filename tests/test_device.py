@@ -7,6 +7,8 @@ itself. Every built-in op runs forward and backward on both devices through the 
 autograd code; the simulated arrays refuse host arrays, so a host/device leak in an
 op fails here as it would on a GPU.
 """
+import importlib
+import math
 import os
 import subprocess
 import sys
@@ -18,6 +20,7 @@ import pytest
 import chibigrad as torch
 import chibigrad.nn.functional as F
 from chibigrad import _device, memory, nn
+from chibigrad._cupy_api import CUPY_FUNCTIONS, CUPY_UFUNCS
 from chibigrad._device import SimulatedCudaArray
 from chibigrad.utils.checkpoint import checkpoint
 
@@ -412,6 +415,36 @@ def test_the_simulated_array_refuses_host_arrays():
     assert type(_device.array_module(x).arange(3)) is SimulatedCudaArray
 
 
+def test_the_simulated_array_refuses_what_cupy_refuses():
+    """numpy's own TypeErrors, as a CuPy array's __array_ufunc__/__array_function__ cause them."""
+    x = torch.ones(3, device="cuda")._array
+    refused_ufunc = "operand type\\(s\\) all returned NotImplemented from __array_ufunc__"
+    for call in (lambda: np.vectorize(math.erf, otypes=[float])(x), lambda: np.frompyfunc(math.erf, 1, 1)(x),
+                 lambda: np.add.at(x, [0, 0], 1.0), lambda: np.add.at(x, (slice(1, None),), x[:2]),
+                 lambda: np.spacing(x), lambda: np.add(x, [1.0, 2.0, 3.0])):
+        with pytest.raises(TypeError, match=refused_ufunc):
+            call()
+    with pytest.raises(TypeError, match="^no implementation found for 'numpy.block' on types that implement "
+                                        "__array_function__"):
+        np.block([x, x])
+    with pytest.raises(AttributeError, match="^module 'cupy' has no attribute 'block'"):
+        _device.array_module(x).block
+    np.add.at(x, np.zeros(2, dtype=np.int64).view(SimulatedCudaArray), 1.0)  # array indices: CuPy takes them
+    _device.array_module(x).add.at(x, [1, 1], 1.0)  # cupy.add.at takes any index
+    assert x.view(np.ndarray).tolist() == [3.0, 3.0, 1.0]
+
+
+def test_the_list_of_numpy_calls_names_real_numpy_functions():
+    """Every entry of chibigrad._cupy_api names a numpy function or ufunc (scripts/check_cupy_api.py
+    checks them against CuPy; tests/test_cuda.py runs it where CuPy is installed)."""
+    ufunc_names = {f.__name__ for f in vars(np).values() if isinstance(f, np.ufunc)}
+    assert CUPY_UFUNCS <= ufunc_names
+    for qualified in CUPY_FUNCTIONS:
+        module, name = qualified.rsplit(".", 1)
+        func = getattr(importlib.import_module(module), name)
+        assert callable(func) and not isinstance(func, (np.ufunc, type)), qualified
+
+
 # ---- modules, optimizers, checkpointing -------------------------------------------------
 def _mlp():
     torch.manual_seed(0)
@@ -560,3 +593,49 @@ def test_save_on_cpu_keeps_saved_activations_on_the_host_until_backward():
 
 def host_tensor(t):
     return torch.tensor(host(t))
+
+
+# ---- chibigrad.compile on the device -----------------------------------------------------
+def _compiled_training(device, compiled, steps=4, momentum=0.9):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, 3)).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
+    x, y = torch.randn(32, 4, device=device), torch.randint(0, 3, (32,), device=device)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    run = torch.compile(step) if compiled else step
+    losses = [host(run(x, y)).item() for _ in range(steps)]
+    return run, model, losses, (x, y)
+
+
+def test_a_compiled_step_runs_on_the_device_bitwise_as_eager():
+    step, model, losses, _ = _compiled_training("cuda", compiled=True)
+    _, eager_model, eager_losses, _ = _compiled_training("cuda", compiled=False)
+    assert step.compile_count == 2 and step.eager_calls == 0  # again once the momentum buffers exist
+    assert losses == eager_losses
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        assert type(p._array) is SimulatedCudaArray and type(p.grad._array) is SimulatedCudaArray
+        assert np.array_equal(host(p), host(q)) and np.array_equal(host(p.grad), host(q.grad))
+    generated = step._latest.run.__globals__  # np is the device's module; constants and buffers live there
+    assert generated["np"] is _device.cuda_backend().xp and "np.matmul(" in step.code and "buf_" in step.code
+    arrays = [v for v in generated.values() if isinstance(v, np.ndarray)]
+    assert arrays and all(type(a) is SimulatedCudaArray for a in arrays)
+
+
+def test_a_compiled_step_guards_the_device():
+    step, model, _, (x, y) = _compiled_training("cuda", compiled=True, steps=3, momentum=0.0)
+    assert step.compile_count == 2 and step.eager_calls == 0  # again once the gradients exist
+    x_cpu = x.cpu()
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+        step(x_cpu, y)  # the guard sees a host array: traced again, the devices differ, so eager says why
+    assert step.compile_count == 3
+    assert step.recompile_reasons[-1] == "x: tensor shape (32, 4) float32 on cuda:0 -> tensor shape (32, 4) float32"
+    assert step._latest.eager_reason == "the step's tensors are on cpu and cuda:0; it runs eagerly"
+    model.to("cpu")
+    loss = step(x_cpu, y.cpu())  # all on the CPU: compiled again, numpy code
+    assert loss.device == torch.device("cpu") and step._latest.run.__globals__["np"] is np

@@ -17,6 +17,10 @@ runs eagerly instead, and ``explain`` says where and why.
 Like torch.compile's tracing, the capture sees numpy calls and the tensors it can reach
 (arguments, closures, globals, modules, optimizers): other Python side effects of the
 step (appending to a list, a counter) happen once, while tracing.
+
+On CUDA the step is traced on host copies of its tensors and the generated program runs on
+the device: its ``np`` is the tensors' array module (CuPy, which has numpy's API), and its
+constants and buffers are copied to the device once, when it is compiled.
 """
 import logging
 import sys
@@ -74,6 +78,7 @@ class _Entry:
     def __init__(self, key):
         self.key, self.eager_reason, self.graph, self.code, self.run = key, None, None, "", None
         self.inputs, self.writebacks, self.outputs, self.compile_seconds = [], [], None, 0.0
+        self.device = _device.cpu  # where the generated code runs: the device of the step's tensors
 
 
 class CompiledFunction:
@@ -185,12 +190,17 @@ class CompiledFunction:
         """Run the step once with traced arrays; fill ``entry``; return (result, graph-break reason)."""
         if sources.hooks:
             return self.fn(*args, **kwargs), sources.hooks[0]
+        entry.device = _step_device(sources.slots)
+        if isinstance(entry.device, str):
+            entry.eager_reason = entry.device  # before the call: eager may raise (two devices do)
+            return self.fn(*args, **kwargs), entry.device
+        home = _home(entry.device)
         tracer = Tracer()
         placeholders = {}
         for slot in sources.slots:
             t = slot.tensor
-            if t is not None and id(t) not in placeholders and type(t._array) is np.ndarray:
-                traced = tracer.placeholder(t._array, slot.path)
+            if t is not None and id(t) not in placeholders and type(t._array) is not TracedArray:
+                traced = tracer.placeholder(_device.to_device(t._array, _device.cpu), slot.path)  # a host copy on CUDA
                 placeholders[id(t)] = (t, t._array, traced, traced._node)
                 t._array, t._meta = traced, None  # _meta caches the array type
         try:
@@ -200,9 +210,11 @@ class CompiledFunction:
             reason = tracer.broken or self._plan(entry, tracer, sources, after, placeholders, result)
         finally:
             for t, original, traced, _ in placeholders.values():
-                t._array, t._meta = original if t._array is traced else t._array.view(np.ndarray), None
+                if t._array is traced and entry.device.type == "cuda":  # it may have changed the host copy in place
+                    original[...] = home(traced.view(np.ndarray))
+                t._array, t._meta = original if t._array is traced else home(t._array.view(np.ndarray)), None
             _detach_all(result if "result" in locals() else None,
-                        after.slots if "after" in locals() else sources.slots)
+                        after.slots if "after" in locals() else sources.slots, home)
         if not reason:
             self._generate(entry, tracer.graph)
         return result, reason
@@ -256,6 +268,7 @@ class CompiledFunction:
     def _emit(self, entry, graph):
         entry.inputs = [entry.inputs[id(p)] for p in graph.placeholders]
         source, globals_ = graph.python_code(_safe_name(_name(self.fn)))
+        globals_ = _globals_on(entry.device, globals_)
         filename = f"<chibigrad.compile {_name(self.fn)} #{self.compile_count}>"
         exec(builtins_compile(source, filename, "exec"), globals_)  # noqa: S102 - code we generated
         entry.graph, entry.code = graph, source
@@ -310,8 +323,32 @@ def _build(spec, arrays):
     return kind(_build(s, arrays) for s in value)
 
 
-def _detach_all(result, slots):
-    """After tracing, no tensor the caller can reach keeps a TracedArray."""
+def _step_device(slots):
+    """The device of the step's tensors, or a reason (a string) when they are on two."""
+    devices = {_device.device_of(s.tensor._array) for s in slots if s.tensor is not None}
+    if len(devices) > 1:
+        return f"the step's tensors are on {' and '.join(sorted(map(str, devices)))}; it runs eagerly"
+    return devices.pop() if devices else _device.cpu
+
+
+def _home(device):
+    """Moves a host array the trace made to ``device`` (a CUDA step is traced on the host)."""
+    return lambda array: _device.to_device(array, device)
+
+
+def _globals_on(device, globals_):
+    """The generated code's globals for a step on ``device``: on CUDA ``np`` is the device's array
+    module (CuPy) and the constants and buffers are copied to the device once, here."""
+    if device.type == "cpu":
+        return globals_
+    moved = {k: _device.to_device(v, device) if type(v) is np.ndarray else v for k, v in globals_.items()}
+    moved["np"] = _device.cuda_backend().xp
+    return moved
+
+
+def _detach_all(result, slots, home):
+    """After tracing, no tensor the caller can reach keeps a TracedArray; ``home`` puts its array
+    on the step's device."""
     tensors = [s.tensor for s in slots if s.tensor is not None]
     stack = [result]
     while stack:
@@ -322,7 +359,7 @@ def _detach_all(result, slots):
             stack.extend(obj)
     for t in tensors:
         if isinstance(t._array, TracedArray):
-            t._array, t._meta = t._array.view(np.ndarray), None
+            t._array, t._meta = home(t._array.view(np.ndarray)), None
 
 
 def _distance(old, new):
@@ -348,7 +385,8 @@ def _show(d):
         return "None"
     if len(d) == 5:
         _, shape, dtype, kind, rg = d
-        return f"tensor shape {shape} {np.dtype(dtype).name}{' requires_grad' if rg else ''}"
+        on = "" if kind is np.ndarray else f" on {_device.device_of_type(kind)}"
+        return f"tensor shape {shape} {np.dtype(dtype).name}{on}{' requires_grad' if rg else ''}"
     return repr(d[0] if len(d) == 1 else d)
 
 

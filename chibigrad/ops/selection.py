@@ -68,7 +68,7 @@ class ScatterAdd(Function):
     def forward(ctx, a, dim, index, src):
         ctx.dim, ctx.index = dim, index
         out = a._array.copy()
-        _device.array_module(out).add.at(out, _grid(index, dim), src._array[_within(index)])
+        _device.index_add(out, _grid(index, dim), src._array[_within(index)])
         return wrap(out)
 
     @staticmethod
@@ -164,7 +164,7 @@ class IndexAdd(Function):
         ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
         out = a._array.copy()
         moved = np.moveaxis(out, dim, 0)  # a view: adding into it adds into out
-        _device.array_module(out).add.at(moved, index, np.moveaxis(source._array, dim, 0) * alpha)
+        _device.index_add(moved, index, np.moveaxis(source._array, dim, 0) * alpha)
         return wrap(out)
 
     @staticmethod

@@ -380,7 +380,7 @@ class IndexGrad(Function):
     def forward(ctx, grad, key, shape):
         ctx.key = key
         out = np.zeros_like(grad._array, shape=shape)
-        np.add.at(out, key, grad._array)
+        _device.index_add(out, key, grad._array)
         return wrap(out)
 
     @staticmethod
