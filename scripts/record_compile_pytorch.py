@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,7 @@ from functorch.compile import default_partition, min_cut_rematerialization_parti
 from torch import nn, optim
 from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.testing import CompileCounter
+from torch.fx.experimental.proxy_tensor import make_fx
 from torch._inductor.custom_graph_pass import CustomPartitionerFn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +63,7 @@ def chapter_definitions():
 
 def chapter(**extra):
     """A fresh namespace holding the chapter's definitions, run on torch."""
-    namespace = {"torch": torch, "nn": nn, "F": F, "optim": optim, "np": np, **extra}
+    namespace = {"__name__": "chapter_07b", "torch": torch, "nn": nn, "F": F, "optim": optim, "np": np, **extra}
     source = "\n\n".join(chapter_definitions())
     linecache.cache[SOURCE] = (len(source), None, source.splitlines(True), SOURCE)  # lines for reports
     exec(compile(source, SOURCE, "exec"), namespace)
@@ -169,6 +171,38 @@ def guards_recorded():
     return record
 
 
+def traced_on_first_call(tool, fn):
+    """``fn`` captured by a trace-level tool at its first call, as chibigrad.compile captures."""
+    captured = []
+
+    def call(t):
+        if not captured:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                captured.append(tool(fn, t))
+            call.warnings = sorted({f"{w.category.__name__}: {first_line(str(w.message))}" for w in caught})
+        return captured[0](t)
+    return call
+
+
+TRACERS = {"torch.jit.trace": lambda fn, t: torch.jit.trace(fn, (t,)), "make_fx": lambda fn, t: make_fx(fn)(t)}
+
+
+def traces_recorded():
+    """The two programs captured by PyTorch's trace-level tools."""
+    record = {}
+    for tool_name, tool in TRACERS.items():
+        for name, run in (("scaled", _run_scaled), ("counted", _run_counted)):
+            ns = chapter()
+            fn = traced_on_first_call(tool, ns[name])
+            try:
+                found = dict(run(ns, fn), warnings=fn.warnings)
+            except Exception as err:  # the tool refused to capture it
+                found = {"error": f"{type(err).__name__}: {first_line(str(err))}", "counter.n": ns["counter"].n}
+            record.setdefault(tool_name, {})[name] = found
+    return record
+
+
 def _run_scaled(ns, fn):
     out = [fn(torch.ones(2)).tolist() for _ in range(3)]
     ns["CFG"]["scale"] = 3.0
@@ -186,7 +220,7 @@ def logs_of_guard_examples():
     run = subprocess.run([sys.executable, __file__, "--logs"], env=env, capture_output=True, text=True, check=True)
     lines = [re.sub(r"^\S+ \d\d:\d\d:\d\d\.\d+ \d+ \S+\] ", "", line) for line in run.stderr.splitlines()]
     lines = [re.sub(r"\s+# .*$", "", line.replace(str(ROOT) + "/", "")) for line in lines]  # drop source comments
-    wanted = re.compile(r"EQUALS_MATCH|Recompiling|triggered by|\[__recompiles\]\s+- |[Gg]raph break")
+    wanted = re.compile(r"EQUALS_MATCH|Recompiling|triggered by|\[__recompiles\]\s+- \d|[Gg]raph break")
     return {"env": f"TORCH_LOGS={LOGS}", "lines": len(lines), "kept": [line for line in lines if wanted.search(line)]}
 
 
@@ -295,6 +329,7 @@ def main():
     record["aot_cse"] = torch._functorch.config.cse
     record["min_cut_docstring"] = " ".join(min_cut_rematerialization_partition.__doc__.split("\n\n")[0].split())
     record["guards"] = guards_recorded()
+    record["traces"] = traces_recorded()
     record["torch_logs"] = logs_of_guard_examples()
     record["inductor"] = {"mlp_step": inductor_mlp(), "silu_step_cpu_times": silu_times()}
     OUT.parent.mkdir(exist_ok=True)
