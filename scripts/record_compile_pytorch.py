@@ -9,10 +9,13 @@ and writes book/data/compile_pytorch.json, which the chapter prints next to chib
 - ``torch._dynamo.explain`` of each step: graphs, breaks, the first line of each reason;
 - the ``aot_eager`` backend's joint forward+backward graph and what its partitioner (min-cut,
   and AOTAutograd's default for comparison) keeps for backward;
-- the guard examples under ``torch.compile(backend="eager")``: outputs and compiles, and what
-  ``TORCH_LOGS=graph_breaks,recompiles,guards`` prints for them (the lines that name them);
+- the guard examples under ``torch.compile`` with an eager backend that counts compiles (and
+  under ``torch.jit.trace`` and ``make_fx``, trace-level capture): outputs, compiles, and what
+  ``TORCH_LOGS=graph_breaks,recompiles,guards`` prints for them (the guards on values, recompiles);
 - ``print`` inside a compiled function, by default and in ``reorderable_logging_functions``;
-- whether Inductor's MLP step is bitwise equal to eager, and the SiLU step's time under it.
+- how many graphs self-check 1's calls make (dynamic shapes) and Dynamo's recompile limit;
+- whether Inductor's MLP step is bitwise equal to eager, and the SiLU step's time under it with
+  the min-cut and the default partitioner.
 """
 import ast
 import collections
@@ -31,12 +34,12 @@ import numpy as np
 import torch
 import torch._dynamo
 import torch.nn.functional as F
-from functorch.compile import default_partition, min_cut_rematerialization_partition
+from functorch.compile import default_partition, make_boxed_compiler, min_cut_rematerialization_partition
 from torch import nn, optim
 from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.testing import CompileCounter
-from torch.fx.experimental.proxy_tensor import make_fx
 from torch._inductor.custom_graph_pass import CustomPartitionerFn
+from torch.fx.experimental.proxy_tensor import make_fx
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = ROOT / "book" / "07b_compile.md"
@@ -61,9 +64,9 @@ def chapter_definitions():
     return found
 
 
-def chapter(**extra):
+def chapter():
     """A fresh namespace holding the chapter's definitions, run on torch."""
-    namespace = {"__name__": "chapter_07b", "torch": torch, "nn": nn, "F": F, "optim": optim, "np": np, **extra}
+    namespace = {"__name__": "chapter_07b", "torch": torch, "nn": nn, "F": F, "optim": optim, "np": np}
     source = "\n\n".join(chapter_definitions())
     linecache.cache[SOURCE] = (len(source), None, source.splitlines(True), SOURCE)  # lines for reports
     exec(compile(source, SOURCE, "exec"), namespace)
@@ -123,7 +126,6 @@ def recording_backend(partition, graphs):
             entry["saved_bytes"] = sum(nbytes(n) for n in saved)
             return fx
 
-        from functorch.compile import make_boxed_compiler
         return aot_autograd(fw_compiler=make_boxed_compiler(fw_compiler), bw_compiler=make_boxed_compiler(bw_compiler),
                             partition_fn=partition_fn, keep_inference_input_mutations=True)(gm, example_inputs)
     return backend
@@ -204,6 +206,7 @@ def traces_recorded():
 
 
 def _run_scaled(ns, fn):
+    """Three calls, a change of the configuration, a fourth call."""
     out = [fn(torch.ones(2)).tolist() for _ in range(3)]
     ns["CFG"]["scale"] = 3.0
     out.append(fn(torch.ones(2)).tolist())
@@ -211,6 +214,7 @@ def _run_scaled(ns, fn):
 
 
 def _run_counted(ns, fn):
+    """Four calls; the outputs and the counter after them."""
     return {"outputs": [fn(torch.ones(1)).item() for _ in range(4)], "counter.n": ns["counter"].n}
 
 
