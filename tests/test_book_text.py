@@ -1,4 +1,5 @@
 """The book's sources, read as text (fast; the rendered HTML is checked in test_book_browser.py)."""
+import json
 import re
 from pathlib import Path
 
@@ -93,3 +94,56 @@ def test_chapter_ends_with_a_self_check(page):
         solutions = re.findall(r'(?m)^# %% nbgrader="solution" id="([^"]+)"', source)
         listed = re.findall(r"(?m)^- Exercise \d+[^,]*, `([^`]+)`", questions[3])
         assert listed == solutions, f"{page.name}: lists {listed}, the assignment has {solutions}"
+
+
+COMPILE_PAGE = ROOT / "book" / "07b_compile.md"
+COMPILE_RECORD = ROOT / "book" / "data" / "compile_pytorch.json"
+
+
+def code_cells(text):
+    return re.findall(r"(?ms)^```\{code-cell\}[^\n]*\n(.*?)^```", text)
+
+
+def test_compile_chapter_prints_pytorch_from_its_record():
+    """Chapter 7b's PyTorch column is read from the record (scripts/record_compile_pytorch.py), and
+    every entry of the record the page reads exists, so no cell prints a hand-typed number."""
+    text = COMPILE_PAGE.read_text()
+    cells = "\n".join(code_cells(text))
+    assert 'json.loads(Path("data/compile_pytorch.json").read_text())' in cells
+    record = json.loads(COMPILE_RECORD.read_text())
+    reads = re.findall(r'recorded((?:\["[^"]+"\])+)', cells)
+    assert len(reads) >= 10, reads
+    for path in reads:
+        value = record
+        for key in re.findall(r'\["([^"]+)"\]', path):
+            assert isinstance(value, dict) and key in value, f"recorded{path}: no {key!r} in the record"
+            value = value[key]
+
+
+def test_compile_record_was_made_from_the_chapters_code():
+    """The record keeps the chapter's definitions it ran under PyTorch; each is still on the page as
+    recorded (a changed step means running scripts/record_compile_pytorch.py again)."""
+    record = json.loads(COMPILE_RECORD.read_text())
+    cells = code_cells(COMPILE_PAGE.read_text())
+    stale = [code.splitlines()[0] for code in record["chapter_code"] if not any(code in cell for cell in cells)]
+    assert not stale, f"changed since recorded: {stale}"
+    defined = {re.match(r"(?:def |class )?(\w+)", code).group(1) for code in record["chapter_code"]}
+    assert {"make_mlp", "SiLUNet", "silu_step", "scaled", "counted", "shout", "checked"} <= defined, defined
+
+
+@pytest.mark.parametrize("claim", [
+    r"replays a\s+`print`",
+    r"traces\s+backward\s+separately",
+    r"stops\s+at\s+the\s+optimizer",
+    r"within\s+a\s+few\s+percent",
+])
+def test_compile_chapter_drops_claims_pytorch_contradicts(claim):
+    """Claims about torch.compile that PyTorch 2.13's recorded behaviour contradicts (issue 23)."""
+    assert not re.search(claim, prose(COMPILE_PAGE.read_text())), claim
+
+
+def test_compile_chapter_explains_cse_before_its_exercise():
+    text = prose(COMPILE_PAGE.read_text())
+    explained = re.search(r"\*\*Common-subexpression elimination\*\*", text)
+    exercise = re.search(r"- Exercise \d+, `cse`", text)
+    assert explained and exercise and explained.start() < exercise.start()
