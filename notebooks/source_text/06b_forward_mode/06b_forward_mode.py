@@ -29,6 +29,10 @@
 # differences, the full Jacobian from reverse mode, extreme values). The exercises are graded separately.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
+import sys
+import traceback
+
 import numpy as np
 
 import chibigrad as torch
@@ -36,6 +40,7 @@ import chibigrad.autograd.forward_ad as fwAD
 from chibigrad.autograd import Function
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -52,11 +57,38 @@ def f64(values):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    return f"\n    raised in {frame.f_code.co_qualname}: {linecache.getline(frame.f_code.co_filename, line).strip()}"
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
 
 
 def forward_jvp(fn, inputs, tangents):
@@ -105,6 +137,7 @@ class Softplus(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="softplus-tests" points=2
+# Exercise 06b.softplus: the visible tests (no output: they pass; grading adds hidden tests)
 x, v = f64([-2.0, 0.0, 0.5, 3.0]), f64([1.0, -2.0, 0.5, 3.0])
 tangent = forward_jvp(Softplus.apply, [x], [v])
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
@@ -151,6 +184,7 @@ class Atan2(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="atan2-tests" points=3
+# Exercise 06b.atan2: the visible tests (no output: they pass; grading adds hidden tests)
 y, x = f64([1.0, -2.0, 0.5]), f64([2.0, 1.0, -1.0])
 yt, xt = f64([1.0, 0.0, 2.0]), f64([0.5, 1.0, -1.0])
 tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt])
@@ -207,6 +241,7 @@ class Normalize(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="normalize-tests" points=3
+# Exercise 06b.normalize: the visible tests (no output: they pass; grading adds hidden tests)
 x, v = f64([[3.0, 0.0, 1.0], [4.0, 2.0, -1.0]]), f64([[1.0, 2.0, 0.0], [-1.0, 0.5, 1.0]])
 for dim in (0, 1, -1):
     fn = lambda t, d=dim: Normalize.apply(t, d)  # noqa: E731
@@ -256,6 +291,7 @@ class Inverse(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="inverse-tests" points=3
+# Exercise 06b.inverse: the visible tests (no output: they pass; grading adds hidden tests)
 A, V = f64([[2.0, 1.0], [0.5, 3.0]]), f64([[0.0, 1.0], [2.0, -1.0]])
 tangent = forward_jvp(Inverse.apply, [A], [V])
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
