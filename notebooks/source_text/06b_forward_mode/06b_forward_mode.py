@@ -61,7 +61,7 @@ def attempt(what, fn, *args):
     try:
         return fn(*args)
     except Exception as err:
-        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}{hint(err)}"
     raise AssertionError(message) from None  # one message, not a chain of two tracebacks
 
 
@@ -73,6 +73,16 @@ def your_line(err):
         return ""
     frame, line = cells[-1]
     return f"\n    raised in {frame.f_code.co_qualname}: {linecache.getline(frame.f_code.co_filename, line).strip()}"
+
+
+def hint(err):
+    """What to do about a mistake these tests have seen, or ''."""
+    jvps = [frame.f_code.co_qualname for frame, _ in traceback.walk_tb(err.__traceback__)
+            if frame.f_code.co_name == "jvp"]
+    if jvps and isinstance(err, ValueError) and "got 0" in str(err):
+        return (f"\n--> in {jvps[-1]}, ctx.saved_tensors is empty: in jvp it holds what forward gave "
+                "ctx.save_for_forward(...), not ctx.save_for_backward(...). Save what jvp needs with save_for_forward.")
+    return ""
 
 
 def without_helpers(shell, etype, value, tb, tb_offset=None):
@@ -91,13 +101,13 @@ if shell is not None:  # in Jupyter (not when the cells run as plain Python)
     shell.set_custom_exc((Exception,), without_helpers)
 
 
-def forward_jvp(fn, inputs, tangents):
+def forward_jvp(fn, inputs, tangents, what="a forward pass with dual inputs"):
     """The tangent of fn(*inputs) when each input moves along its tangent: one forward pass with duals."""
     def run():
         with fwAD.dual_level():
             out = fn(*[fwAD.make_dual(x, t) for x, t in zip(inputs, tangents)])
             return fwAD.unpack_dual(out).tangent
-    return attempt("a forward pass with dual inputs", run)
+    return attempt(what, run)
 
 
 def central_difference(fn, inputs, tangents, eps=1e-6):
@@ -139,11 +149,11 @@ class Softplus(Function):
 # %% nbgrader="tests" id="softplus-tests" points=2
 # Exercise 06b.softplus: the visible tests (no output: they pass; grading adds hidden tests)
 x, v = f64([-2.0, 0.0, 0.5, 3.0]), f64([1.0, -2.0, 0.5, 3.0])
-tangent = forward_jvp(Softplus.apply, [x], [v])
+tangent = forward_jvp(Softplus.apply, [x], [v], "Softplus.apply(x), x = [-2, 0, 0.5, 3]")
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
 assert close(tangent, v * x.sigmoid()), f"J v = v * sigmoid(x) = {v * x.sigmoid()}, got {tangent}"
 assert close(tangent, central_difference(Softplus.apply, [x], [v])), "jvp disagrees with central differences"
-big = forward_jvp(Softplus.apply, [f64([800.0, -800.0])], [f64([2.0, 2.0])])
+big = forward_jvp(Softplus.apply, [f64([800.0, -800.0])], [f64([2.0, 2.0])], "Softplus.apply(x), x = +-800")
 assert close(big, [2.0, 0.0]), f"x = +-800 with tangent 2: expected [2, 0], got {big} (use sigmoid, not exp/(1+exp))"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06b_forward_mode
@@ -187,17 +197,18 @@ class Atan2(Function):
 # Exercise 06b.atan2: the visible tests (no output: they pass; grading adds hidden tests)
 y, x = f64([1.0, -2.0, 0.5]), f64([2.0, 1.0, -1.0])
 yt, xt = f64([1.0, 0.0, 2.0]), f64([0.5, 1.0, -1.0])
-tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt])
+tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt], "Atan2.apply(y, x), y and x of shape (3,)")
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
 expected = (x * yt - y * xt) / (x * x + y * y)
 assert close(tangent, expected), f"J v = (x y_t - y x_t) / (x^2 + y^2) = {expected}, got {tangent}"
 y, x = f64([[1.0], [-0.5], [2.0]]), f64([0.5, -1.0, 1.5, 3.0])
 yt, xt = f64([[1.0], [2.0], [-1.0]]), f64([0.0, 1.0, -2.0, 0.5])
-tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt])
+tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt], "Atan2.apply(y, x), y (3, 1) and x (4,)")
 assert tangent is not None and tuple(tangent.shape) == (3, 4), \
     f"y of shape (3, 1), x of shape (4,): the tangent has the output's shape (3, 4), got {tangent}"
-assert close(tangent, central_difference(Atan2.apply, [y, x], [yt, xt])), \
-    "broadcasting y (3, 1) against x (4,): jvp disagrees with central differences"
+expected = central_difference(Atan2.apply, [y, x], [yt, xt])
+assert close(tangent, expected), \
+    f"broadcasting y (3, 1) against x (4,): expected {expected} (central differences), got {tangent}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06b_forward_mode
 a06b_forward_mode.check_atan2(Atan2)
@@ -245,11 +256,12 @@ class Normalize(Function):
 x, v = f64([[3.0, 0.0, 1.0], [4.0, 2.0, -1.0]]), f64([[1.0, 2.0, 0.0], [-1.0, 0.5, 1.0]])
 for dim in (0, 1, -1):
     fn = lambda t, d=dim: Normalize.apply(t, d)  # noqa: E731
-    tangent = forward_jvp(fn, [x], [v])
+    tangent = forward_jvp(fn, [x], [v], f"Normalize.apply(x, {dim}), x of shape (2, 3) with a tangent")
     assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
-    assert close(tangent, central_difference(fn, [x], [v])), \
-        f"dim={dim}: jvp {tangent} disagrees with central differences {central_difference(fn, [x], [v])}"
-along = forward_jvp(lambda t: Normalize.apply(t, 1), [f64([[3.0, 4.0]])], [f64([[3.0, 4.0]])])
+    expected = central_difference(fn, [x], [v])
+    assert close(tangent, expected), f"dim={dim}: expected {expected} (central differences), got {tangent}"
+along = forward_jvp(lambda t: Normalize.apply(t, 1), [f64([[3.0, 4.0]])], [f64([[3.0, 4.0]])],
+                    "Normalize.apply(x, 1), x moving along itself")
 assert close(along, [[0.0, 0.0]]), f"moving x along itself does not change x / |x|: expected 0, got {along}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06b_forward_mode
@@ -293,13 +305,13 @@ class Inverse(Function):
 # %% nbgrader="tests" id="inverse-tests" points=3
 # Exercise 06b.inverse: the visible tests (no output: they pass; grading adds hidden tests)
 A, V = f64([[2.0, 1.0], [0.5, 3.0]]), f64([[0.0, 1.0], [2.0, -1.0]])
-tangent = forward_jvp(Inverse.apply, [A], [V])
+tangent = forward_jvp(Inverse.apply, [A], [V], "Inverse.apply(A), A of shape (2, 2)")
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
 Y = np.linalg.inv(A.numpy())
 assert close(tangent, -Y @ V.numpy() @ Y), f"Y_t = -Y @ A_t @ Y = {-Y @ V.numpy() @ Y}, got {tangent}"
 A = f64([[[1.0, 2.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 3.0]], [[2.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 4.0]]])
 V = f64([[[1.0, 0.0, 2.0], [0.5, 1.0, 0.0], [0.0, -1.0, 1.0]], [[0.0, 1.0, 0.0], [2.0, 0.0, 1.0], [1.0, 1.0, 0.0]]])
-tangent = forward_jvp(Inverse.apply, [A], [V])
+tangent = forward_jvp(Inverse.apply, [A], [V], "Inverse.apply(A), A of shape (2, 3, 3)")
 assert close(tangent, central_difference(Inverse.apply, [A], [V])), \
     "a batch of two 3 x 3 matrices: jvp disagrees with central differences"
 ### BEGIN HIDDEN TESTS
