@@ -72,7 +72,8 @@ def your_line(err):
     if not cells:
         return ""
     frame, line = cells[-1]
-    return f"\n    raised in {frame.f_code.co_qualname}: {linecache.getline(frame.f_code.co_filename, line).strip()}"
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
 
 
 def hint(err):
