@@ -196,7 +196,8 @@ assert g.nodes == nodes_before, "dead_nodes must not change the graph"
 assert isinstance(dead, list) and all(isinstance(n, Node) for n in dead), "return a list of Nodes"
 names = [{t: "t = x + 1", write: "t += x"}.get(n, n.name) for n in dead]  # the write is named after t
 assert t not in dead and write not in dead, \
-    f"t += x writes into an array: the write is live, and so is t (the write reads it); your dead nodes: {names}"
+    f"t += x writes into t: the write is live, and so is t (the write reads it): expected neither among the dead " \
+    f"nodes, got {names}"
 assert names == ["unused", "multiply", "add"], \
     f"b = a + 1 is read by nothing, and a only by b: expected ['unused', 'multiply', 'add'], got {names}"
 
