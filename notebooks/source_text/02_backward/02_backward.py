@@ -76,6 +76,8 @@ def your_line(err):
 def without_helpers(shell, etype, value, tb, tb_offset=None):
     """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
     last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
     while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
         last = last.tb_next
     last.tb_next = None
