@@ -225,8 +225,12 @@ def test_validate_names_the_exercise_and_what_was_expected(lab, student_edition)
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         for assignment, exercise, mistake in FIRST_TRIES:
-            page.goto(f"{lab}/lab/tree/{assignment}/{assignment}-first-try.ipynb?token={TOKEN}")
+            # a workspace of its own: Lab would otherwise reopen the earlier tests' notebooks beside it
+            page.goto(f"{lab}/lab/workspaces/{assignment}/tree/{assignment}/{assignment}-first-try.ipynb"
+                      f"?token={TOKEN}&reset")
             page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+            tabs = page.locator(".jp-NotebookPanel").count()
+            assert tabs == 1, f"{assignment}: {tabs} notebooks open; Validate would check the first"
             page.get_by_role("button", name="Validate").first.click()
             dialog = page.locator(".jp-Dialog")
             sync_api.expect(dialog).to_contain_text("The following cell failed", timeout=180_000)
