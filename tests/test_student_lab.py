@@ -7,8 +7,9 @@ clicks Validate and reads the result; the page has no instructor tools (no Nbgra
 create-assignment or course-list UI, no exchange errors, no news popup), no Extension Manager and no Jupytext
 launcher entries, and the server has no formgrader and does not list nbgrader_config.py. Then, for a wrong
 first answer in each assignment of ``FIRST_TRIES``, Validate's failure dialog names the exercise and says what
-was expected in its first lines. About 25 s, and about 15 s for each first try when the machine is idle;
-marked slow. Screenshots land in `_build/screenshots/`.
+was expected in its first lines. Marked slow: under a load average of 13 on 2 cores, the edition and Lab took
+2.5-4 min and the three first tries 2-3.5 min (each Validate runs its notebook). Screenshots land in
+`_build/screenshots/`.
 """
 import os
 import socket
@@ -244,7 +245,7 @@ def test_validate_names_the_exercise_and_what_was_expected(lab, student_edition)
         lines = [line for line in text.splitlines() if line.strip()]
         assert name in "\n".join(lines[:3]), f"{assignment}: the dialog does not start with {name!r}:\n{text[:2000]}"
         assert text.count("The following cell failed") == 1, f"{assignment}: more than the one wrong answer failed"
-        head = "\n".join(error.splitlines()[:12])
+        head = "\n".join(error.splitlines()[:8])
         assert "expected" in head and "got" in head, f"{assignment}: the error's first lines:\n{error[:2000]}"
         assert error.count("Traceback (most recent call last)") == 1 and "above exception" not in error, error
         assert "def attempt" not in error and "in attempt" not in error, f"the helper's frame is shown:\n{error}"

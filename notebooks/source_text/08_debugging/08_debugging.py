@@ -100,6 +100,7 @@ shell = get_ipython()
 if shell is not None:  # in Jupyter (not when the cells run as plain Python)
     show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
     shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
 
 
 # %% [markdown] nbgrader="readonly" id="train-text"
