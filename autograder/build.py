@@ -30,6 +30,7 @@ updated, and a file the student changed stays as it is, with the new release
 beside it under another name. Nothing is deleted.
 """
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -247,9 +248,13 @@ def _nbgrader(*args, cwd):
     return result
 
 
-def generate_assignments(course_dir=NOTEBOOKS, names=None):
-    """``nbgrader generate_assignment`` for each assignment (into ``<course>/release``)."""
-    for assignment in names or assignments(course_dir):
+def generate_assignments(course_dir=NOTEBOOKS, names=None, log=None):
+    """``nbgrader generate_assignment`` for each assignment (into ``<course>/release``); ``log(line)`` hears
+    each one as it starts."""
+    names = names or assignments(course_dir)
+    for k, assignment in enumerate(names, 1):
+        if log:
+            log(f"[{k}/{len(names)}] nbgrader generate_assignment {assignment}")
         _nbgrader("generate_assignment", assignment, "--force", cwd=course_dir)
 
 
@@ -264,7 +269,9 @@ def release_student_edition(dest, course_dir=NOTEBOOKS, package=PACKAGE, log=Non
     if stale:
         raise RuntimeError(f"out of date, run notebooks/build_sources.py: {[str(p) for p in stale]}")
     names = assignments(course_dir)
-    generate_assignments(course_dir, names)
+    generate_assignments(course_dir, names, log=log)
+    if log:
+        log(f"writing the student edition into {dest} (chibigrad with its exercises stubbed, Lab's settings)")
     write_student_edition(dest, names, course_dir / "release", course_dir, package, log=log)
     return Path(dest)
 
@@ -363,6 +370,8 @@ def install_edition(staged, dest):
                 beside = beside_name(target, digest)
                 if not beside.exists():
                     shutil.copy2(source, beside)
+                    if beside.suffix == ".ipynb":  # a note in the folder where the student opens the notebook
+                        beside.with_suffix(".md").write_text(NEW_RELEASE_NOTE.format(mine=target.name, new=beside.name))
                 kept.append(rel)
                 yield f"kept your {rel} (you changed it); the new release is beside it: {beside.relative_to(dest)}"
             # else: changed by the student, released as before: nothing to say
@@ -372,22 +381,37 @@ def install_edition(staged, dest):
                "beside it and copy over what you want.")
 
 
+NEW_RELEASE_NOTE = """\
+# A new release of {mine}
+
+Your `{mine}` is kept as you left it, since you had changed it. The new release of the assignment is
+`{new}`, beside it. Open both and copy what you want from one to the other (your answers into the new
+release, or its changed cells into yours). Nothing of yours was deleted or overwritten.
+"""
+
+
 def write_lab_config(folder):
     """A Jupyter configuration directory (``JUPYTER_CONFIG_DIR``) for students: nbgrader's Validate button and
-    nothing of the instructor's (formgrader, create-assignment, course and assignment lists), no news popup."""
+    nothing of the instructor's (formgrader, create-assignment, course and assignment lists), no news popup, no
+    Extension Manager (it offers to install packages), no Jupytext entries in the Launcher and File menu, and
+    ``nbgrader_config.py`` (Validate reads it) left out of the file browser."""
     folder = Path(folder)
     (folder / "labconfig").mkdir(parents=True, exist_ok=True)
     (folder / "labconfig" / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {name: True for name in STUDENT_LAB_DISABLED}}, indent=1) + "\n")
     (folder / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": STUDENT_SERVER_EXTENSIONS}}, indent=1) + "\n")
+        {"ServerApp": {"jpserver_extensions": STUDENT_SERVER_EXTENSIONS},
+         "ContentsManager": {"hide_globs": STUDENT_HIDDEN_FILES}}, indent=1) + "\n")
 
 
 STUDENT_LAB_DISABLED = [
     "@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
     "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:assignment-list",
-    "@jupyterlab/apputils-extension:announcements",
+    "@jupyterlab/apputils-extension:announcements", "@jupyterlab/extensionmanager-extension",
+    "jupyterlab-jupytext",
 ]
+# jupyter_server's ContentsManager.hide_globs (its defaults, then ours): files the file browser does not list.
+STUDENT_HIDDEN_FILES = ["__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "nbgrader_config.py"]
 STUDENT_SERVER_EXTENSIONS = {
     "nbgrader.server_extensions.validate_assignment": True,
     "nbgrader.server_extensions.formgrader": False,
@@ -552,7 +576,7 @@ def main(argv=None):
         for path in stale:
             print(("out of date: " if args.check else "wrote ") + str(path.relative_to(ROOT)))
         return 1 if args.check and stale else 0
-    dest = release_student_edition(args.dest, log=print)
+    dest = release_student_edition(args.dest, log=functools.partial(print, flush=True))  # as it goes, under make
     print(f"student edition up to date in {dest} (nothing of yours was deleted or overwritten)")
     return 0
 

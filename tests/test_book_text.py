@@ -147,3 +147,29 @@ def test_compile_chapter_explains_cse_before_its_exercise():
     explained = re.search(r"\*\*Common-subexpression elimination\*\*", text)
     exercise = re.search(r"- Exercise \d+, `cse`", text)
     assert explained and exercise and explained.start() < exercise.start()
+def figure_captions(page):
+    """The captions of the cells of ``page`` that draw a figure."""
+    cells = code_cells(page.read_text())
+    return [re.search(r"(?s)caption: \|\n(.*?)\n---", c).group(1) for c in cells
+            if re.search(r"^plt\.show\(\)|^viz\.draw\(", c, re.M) and "caption:" in c]
+
+
+@pytest.mark.parametrize("name, words", [
+    ("01b_engine_from_scratch", ["count_dependencies", "ready"]),   # the small engine's graph with its counts
+    ("04b_optimizer_step", ["retain_grad", "nodes"]),              # the chain that grows a node per step
+    ("06b_forward_mode", ["JVP", "column", "VJP", "row"]),         # one Jacobian, a column and a row
+])
+def test_chapter_draws_the_figure_its_idea_needs(name, words):
+    captions = figure_captions(ROOT / "book" / f"{name}.md")
+    assert any(all(w in c for w in words) for c in captions), f"{name}: no figure about {words}; captions: {captions}"
+
+
+def test_every_pytorch_fact_a_page_prints_is_in_the_record():
+    """Pages read PyTorch's behaviour from book/data/chapter_facts_pytorch.json (scripts/record_chapter_facts.py),
+    never from hand-typed numbers: every key they read is there."""
+    record = json.loads((ROOT / "book" / "data" / "chapter_facts_pytorch.json").read_text())
+    readers = [p for p in PAGES if "chapter_facts_pytorch.json" in p.read_text()]
+    assert len(readers) >= 4, [p.name for p in readers]
+    for page in readers:
+        keys = set(re.findall(r'"(\d\d[a-z]?_[a-z0-9_]+)"', page.read_text()))
+        assert keys and keys <= set(record), (page.name, keys - set(record))

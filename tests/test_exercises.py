@@ -451,7 +451,9 @@ def test_installing_a_release_never_loses_a_students_file(tmp_path):
     assert (dest / "notes.txt").read_text() == "mine"
     assert _install(second, dest) == [f"kept your 01/01.ipynb (you changed it); the new release is beside it: "
                                       f"01/{beside.name}", lines[-1]], "a second install changes nothing"
-    assert len(list((dest / "01").iterdir())) == 2
+    note = beside.with_suffix(".md").read_text()  # where the student opens the notebook, not only in the terminal
+    assert "Your `01.ipynb` is kept as you left it" in note and f"`{beside.name}`" in note
+    assert len(list((dest / "01").iterdir())) == 3
 
 
 def test_installing_over_an_edition_without_a_record_keeps_every_differing_file(tmp_path):
@@ -637,6 +639,8 @@ def test_student_lab_config_turns_off_only_instructor_plugins_that_exist(tmp_pat
     lab_js = "".join(p.read_text(errors="replace") for p in
                      (prefix / "share/jupyter/lab/static").glob("*.js"))
     assert "@jupyterlab/apputils-extension:announcements" in lab_js
+    assert "@jupyterlab/extensionmanager-extension" in lab_js
+    assert (prefix / "share/jupyter/labextensions/jupyterlab-jupytext").is_dir()
     enabled = json.loads((prefix / "etc/jupyter/jupyter_server_config.d/nbgrader.json").read_text())
     assert set(server) == set(enabled["ServerApp"]["jpserver_extensions"])
 

@@ -1,11 +1,15 @@
 """The student's JupyterLab, opened as a student opens it: `make lab` on a student edition, in headless Chromium.
 
-A student edition holding 01_graphs (its solutions filled in, as a student who finished would have it) is
-written to a temporary folder; `make lab` starts JupyterLab on it exactly as the README says (with
-`--no-browser`, a port and a token). The browser opens the notebook, runs every cell, clicks Validate and reads
-the result; the page has no instructor tools (no Nbgrader menu, formgrader, create-assignment or course-list
-UI, no exchange errors, no news popup) and the server has no formgrader. About 25 s; marked slow.
-A screenshot lands in `_build/screenshots/student-lab.png`.
+A student edition holding 01_graphs (its solutions filled in, as a student who finished would have it) and the
+assignments of ``FIRST_TRIES`` is written to a temporary folder; `make lab` starts JupyterLab on it exactly as
+the README says (with `--no-browser`, a port and a token). The browser opens the notebook, runs every cell,
+clicks Validate and reads the result; the page has no instructor tools (no Nbgrader menu, formgrader,
+create-assignment or course-list UI, no exchange errors, no news popup), no Extension Manager and no Jupytext
+launcher entries, and the server has no formgrader and does not list nbgrader_config.py. Then, for a wrong
+first answer in each assignment of ``FIRST_TRIES``, Validate's failure dialog names the exercise and says what
+was expected in its first lines. Marked slow: under a load average of 13 on 2 cores, the edition and Lab took
+2.5-4 min and the three first tries 2-3.5 min (each Validate runs its notebook). Screenshots land in
+`_build/screenshots/`.
 """
 import os
 import socket
@@ -21,6 +25,11 @@ from test_book_browser import CHROMIUM, CHROMIUM_ARGS, ROOT
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = "01_graphs"
+# A wrong first answer (a file of notebooks/wrong_answers) for one exercise of a few assignments: the other
+# exercises answered, so the exercise's visible tests are the one failure Validate shows. Not every assignment:
+# each Validate runs its whole notebook (about 15 s each on an idle 2-core machine).
+FIRST_TRIES = [("01_graphs", "walk", "walk__none_edges"), ("06b_forward_mode", "softplus", "softplus__no_save_for_forward"),
+               ("07b_compile", "dead_nodes", "dead_nodes__unread_only")]
 TOKEN = "student-lab-test"
 INSTRUCTOR_WORDS = ["Formgrader", "Create Assignment", "Course List", "Assignment List", "Nbgrader",
                     "Error fetching courses", "exchange directory", "official Jupyter news"]
@@ -32,26 +41,39 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _answered(student, assignment, wrong=None, name=None):
+    """The released notebook of ``assignment`` with every solution cell filled in (``wrong``: ``(exercise,
+    mistake)``, that exercise's cell holds the wrong answer instead), written as ``name`` beside it."""
+    source = nbformat.read(ROOT / "notebooks" / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    solutions = {c.id: c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    if wrong:
+        solutions[wrong[0]] = (ROOT / "notebooks" / "wrong_answers" / assignment / f"{wrong[1]}.py").read_text()
+    path = student / assignment / f"{assignment}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        cell.source = solutions.get(cell.id, cell.source)
+    nbformat.write(nb, path.with_name(name or path.name))
+
+
 @pytest.fixture(scope="module")
 def student_edition(tmp_path_factory):
-    """A student edition with 01_graphs only, its solution cells filled in."""
+    """A student edition with 01_graphs, its solution cells filled in, and the assignments of FIRST_TRIES, each
+    with a notebook ``<assignment>-first-try.ipynb`` holding its wrong first answer."""
     base = tmp_path_factory.mktemp("lab")
     course_dir = base / "course"
     course_dir.mkdir()
     (course_dir / "nbgrader_config.py").write_text((ROOT / "notebooks" / "nbgrader_config.py").read_text())
+    names = sorted({ASSIGNMENT, *(a for a, *_ in FIRST_TRIES)})
     for sub in ("source", "source_text"):
         (course_dir / sub).mkdir()
-        os.symlink(ROOT / "notebooks" / sub / ASSIGNMENT, course_dir / sub / ASSIGNMENT)
-    build.generate_assignments(course_dir, [ASSIGNMENT])
+        for name in names:
+            os.symlink(ROOT / "notebooks" / sub / name, course_dir / sub / name)
+    build.generate_assignments(course_dir, names)
     student = base / "student"
-    build.write_student_edition(student, [ASSIGNMENT], course_dir / "release", course_dir)
-    path = student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    source = nbformat.read(ROOT / "notebooks" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    solutions = {c.id: c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        cell.source = solutions.get(cell.id, cell.source)
-    nbformat.write(nb, path)
+    build.write_student_edition(student, names, course_dir / "release", course_dir)
+    for assignment, exercise, mistake in FIRST_TRIES:
+        _answered(student, assignment, (exercise, mistake), f"{assignment}-first-try.ipynb")
+    _answered(student, ASSIGNMENT)
     return student
 
 
@@ -97,6 +119,10 @@ def _status(url):
 def test_the_servers_instructor_extensions_are_off(lab):
     assert _status(f"{lab}/formgrader?token={TOKEN}") == 404, "the formgrader must not be served to students"
     assert _status(f"{lab}/assignments?token={TOKEN}") == 404, "no assignment list (it needs an exchange)"
+    import json
+    root = json.load(urllib.request.urlopen(f"{lab}/api/contents/?token={TOKEN}", timeout=10))
+    names = [item["name"] for item in root["content"]]
+    assert ASSIGNMENT in names and "nbgrader_config.py" not in names, f"the file browser lists {names}"
 
 
 def test_a_student_runs_the_notebook_and_validates_it_in_chromium(lab, student_edition):
@@ -124,7 +150,14 @@ def test_a_student_runs_the_notebook_and_validates_it_in_chromium(lab, student_e
         menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
         text = page.locator("body").inner_text()
         page.screenshot(path=str(_screenshots() / "student-lab.png"))
+        page.keyboard.press("Control+Shift+L")  # a new Launcher, as from the File menu
+        launcher = page.locator(".jp-Launcher-body").first
+        launcher.wait_for(timeout=30_000)
+        launcher_text = launcher.inner_text()
+        tabs = page.locator(".jp-SideBar .lm-TabBar-tab").evaluate_all("tabs => tabs.map(t => t.title)")
         browser.close()
+    assert "Notebook" in launcher_text and "Jupytext" not in launcher_text, launcher_text
+    assert not [t for t in tabs if "Extension" in t], f"the sidebar offers the Extension Manager: {tabs}"
     assert "Success" in result
     assert menus[:4] == ["File", "Edit", "View", "Run"], menus
     assert "Nbgrader" not in menus, f"the instructor's Nbgrader menu is there: {menus}"
@@ -179,3 +212,40 @@ def _screenshots():
     folder = ROOT / "_build" / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def test_validate_names_the_exercise_and_what_was_expected(lab, student_edition):
+    """For a wrong first answer per assignment of FIRST_TRIES, Validate's dialog reads, in its first lines, the
+    exercise's name (the first line of its tests cell) and, in the first lines of the error, what was expected
+    and what came back: one traceback, no chain, no frame of the setup cell's helpers."""
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium not installed: apt-get install -y chromium (CI installs it in .ci/run)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is pinned in requirements.txt")
+    shown = {}
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for assignment, exercise, mistake in FIRST_TRIES:
+            # a workspace of its own: Lab would otherwise reopen the earlier tests' notebooks beside it
+            page.goto(f"{lab}/lab/workspaces/{assignment}/tree/{assignment}/{assignment}-first-try.ipynb"
+                      f"?token={TOKEN}&reset")
+            page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+            tabs = page.locator(".jp-NotebookPanel").count()
+            assert tabs == 1, f"{assignment}: {tabs} notebooks open; Validate would check the first"
+            page.get_by_role("button", name="Validate").first.click()
+            dialog = page.locator(".jp-Dialog")
+            sync_api.expect(dialog).to_contain_text("The following cell failed", timeout=180_000)
+            source, error = (dialog.locator(".jp-RenderedText pre").nth(k).inner_text() for k in (0, 1))
+            shown[assignment] = (exercise, dialog.inner_text(), source, error)
+            page.screenshot(path=str(_screenshots() / f"validate-failure-{assignment}.png"))
+            page.keyboard.press("Escape")
+        browser.close()
+    for assignment, (exercise, text, source, error) in shown.items():
+        name = f"Exercise {build.exercise_name(assignment, exercise)}"
+        lines = [line for line in text.splitlines() if line.strip()]
+        assert name in "\n".join(lines[:3]), f"{assignment}: the dialog does not start with {name!r}:\n{text[:2000]}"
+        assert text.count("The following cell failed") == 1, f"{assignment}: more than the one wrong answer failed"
+        head = "\n".join(error.splitlines()[:8])
+        assert "expected" in head and "got" in head, f"{assignment}: the error's first lines:\n{error[:2000]}"
+        assert error.count("Traceback (most recent call last)") == 1 and "above exception" not in error, error
+        assert "def attempt" not in error and "in attempt" not in error, f"the helper's frame is shown:\n{error}"

@@ -36,11 +36,15 @@
 
 # %% nbgrader="readonly" id="setup"
 import functools
+import linecache
+import sys
+import traceback
 
 import chibigrad as torch
 from chibigrad.autograd import AccumulateGrad
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -65,14 +69,45 @@ def chain(n=10_000):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except RecursionError:
-        raise AssertionError(f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
-                             "limit; use an explicit stack (a list you append to and pop from).") from None
+        message = (f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
+                   "limit; use an explicit stack (a list you append to and pop from).")
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
 
 
 x, w, y = example()
@@ -103,6 +138,7 @@ def walk(t):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="walk-tests" points=2
+# Exercise 01.walk: the visible tests (no output: they pass; grading adds hidden tests)
 x, w, y = example()
 nodes = walk(y)
 assert isinstance(nodes, list), f"walk should return a list, got {type(nodes).__name__}"
@@ -150,6 +186,7 @@ def summarize(t):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="summarize-tests" points=2
+# Exercise 01.summarize: the visible tests (no output: they pass; grading adds hidden tests)
 x, w, y = example()
 counts = summarize(y)
 assert isinstance(counts, dict), f"summarize should return a dict, got {type(counts).__name__}"
@@ -195,6 +232,7 @@ def find_leaves(t):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="find_leaves-tests" points=2
+# Exercise 01.find_leaves: the visible tests (no output: they pass; grading adds hidden tests)
 x, w, y = example()
 leaves = find_leaves(y)
 assert isinstance(leaves, list), f"find_leaves should return a list, got {type(leaves).__name__}"
@@ -257,6 +295,7 @@ def depth(t):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="depth-tests" points=3
+# Exercise 01.depth: the visible tests (no output: they pass; grading adds hidden tests)
 x, w, y = example()
 assert depth(x * 2) == 2, f"x * 2: MulBackward0 -> AccumulateGrad is 2 nodes, got {depth(x * 2)}"
 assert depth(y) == 4, f"example graph: AddBackward0 -> SinBackward0 -> MulBackward0 -> AccumulateGrad, got {depth(y)}"
@@ -305,6 +344,7 @@ def trace_backward(loss):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="trace_backward-tests" points=3
+# Exercise 01.trace_backward: the visible tests (no output: they pass; grading adds hidden tests)
 x, w, y = example()
 ran = trace_backward(y)
 assert isinstance(ran, list), f"trace_backward should return a list, got {type(ran).__name__}"

@@ -31,11 +31,16 @@
 # last one may reuse code of the others, copied into its cell, but must not call them.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
+import sys
+import traceback
+
 import numpy as np
 
 import chibigrad as torch
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -59,7 +64,7 @@ class Node:
         return self.formula(grad, *self.saved)
 
     def __repr__(self):
-        return f"<{self.name} at {id(self):#x}>"
+        return f"<{self.name}>"  # as the chapter prints nodes
 
 
 class Leaf(Node):
@@ -145,14 +150,45 @@ def close(a, b, tol=1e-6):
 
 
 def attempt(what, fn, *args, **kwargs):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args, **kwargs)
     except RecursionError:
-        raise AssertionError(f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
-                             "limit; use an explicit stack (a list you append to and pop from).") from None
+        message = (f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
+                   "limit; use an explicit stack (a list you append to and pop from).")
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
 
 
 def chain(n=10_000):
@@ -217,6 +253,7 @@ def backward_order(root):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="backward_order-tests" points=3
+# Exercise 01b.backward_order: the visible tests (no output: they pass; grading adds hidden tests)
 x = Tensor(0.5, requires_grad=True)
 a = x.tanh()
 y = a * a + a  # the node of a is reached along three edges
@@ -272,6 +309,7 @@ def accumulate(buffers, node, grad, shape):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="accumulate-tests" points=2
+# Exercise 01b.accumulate: the visible tests (no output: they pass; grading adds hidden tests)
 n1, n2 = Leaf(Tensor(0.0)), Leaf(Tensor(0.0))
 g = np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
 for shape, expected in [((2, 3), g), ((3,), [11.0, 22.0, 33.0]), ((2, 1), [[6.0], [60.0]]),
@@ -336,6 +374,7 @@ def matmul_backward(grad, a, b):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="formulas-tests" points=3
+# Exercise 01b.formulas: the visible tests (no output: they pass; grading adds hidden tests)
 def reference(fn, arrays, grad):
     """chibigrad's gradients of fn(*tensors) with grad_output `grad`, as arrays."""
     tensors = [torch.tensor(a, requires_grad=True) for a in arrays]
@@ -434,6 +473,7 @@ def backward(tensor, gradient=None, retain_graph=False):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="backward-tests" points=4
+# Exercise 01b.backward: the visible tests (no output: they pass; grading adds hidden tests)
 x, y = Tensor(2.0, requires_grad=True), Tensor(3.0, requires_grad=True)
 out = (x * y + x) * (x * y + x)
 attempt("backward((x * y + x) * (x * y + x)) at x = 2, y = 3", backward, out)

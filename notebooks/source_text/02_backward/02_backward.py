@@ -28,6 +28,9 @@
 
 # %% nbgrader="readonly" id="setup"
 import functools
+import linecache
+import sys
+import traceback
 
 import numpy as np
 
@@ -36,6 +39,7 @@ from chibigrad.autograd import AccumulateGrad, Function
 from chibigrad.autograd.engine import call_node, use_ordering
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -47,14 +51,45 @@ def close(a, b, tol=1e-5):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except RecursionError:
-        raise AssertionError(f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
-                             "limit; use an explicit stack (a list you append to and pop from).") from None
+        message = (f"{what}: RecursionError. Graphs built by loops are deeper than Python's recursion "
+                   "limit; use an explicit stack (a list you append to and pop from).")
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,6 +127,7 @@ def sum_to(grad, shape):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="sum_to-tests" points=2
+# Exercise 02.sum_to: the visible tests (no output: they pass; grading adds hidden tests)
 g = torch.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
 for shape, expected in [((3,), [11.0, 22.0, 33.0]), ((2, 1), [[6.0], [60.0]]), ((1, 3), [[11.0, 22.0, 33.0]]),
                         ((), 66.0), ((2, 3), g)]:
@@ -143,6 +179,7 @@ class Hypot(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="hypot-tests" points=3
+# Exercise 02.hypot: the visible tests (no output: they pass; grading adds hidden tests)
 a = torch.tensor([3.0, 6.0], requires_grad=True)
 b = torch.tensor([[4.0], [8.0]], requires_grad=True)
 out = attempt("Hypot.apply(a, b) with a of shape (2,) and b of shape (2, 1)", Hypot.apply, a, b)  # broadcast to (2, 2)
@@ -203,6 +240,7 @@ class Lerp(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="lerp-tests" points=3
+# Exercise 02.lerp: the visible tests (no output: they pass; grading adds hidden tests)
 start = torch.tensor([0.0, 10.0], requires_grad=True)
 end = torch.tensor([[4.0], [20.0]], requires_grad=True)
 weight = torch.tensor(0.25, requires_grad=True)
@@ -263,6 +301,7 @@ def dfs_order(roots):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="dfs_order-tests" points=4
+# Exercise 02.dfs_order: the visible tests (no output: they pass; grading adds hidden tests)
 x = torch.tensor(0.5, requires_grad=True)
 a = x.sin()
 y = a * a.cos() + a  # the node of a is reached along two paths
@@ -338,6 +377,7 @@ def path_sum_grad(output, leaf):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="path_sum_grad-tests" points=3
+# Exercise 02.path_sum_grad: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 a, w1, w2, w3, w4 = [torch.randn(3, 3, requires_grad=True) for _ in range(5)]
 b = w1 * a

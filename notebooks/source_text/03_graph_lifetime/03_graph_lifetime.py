@@ -28,6 +28,9 @@
 
 # %% nbgrader="readonly" id="setup"
 import gc
+import linecache
+import sys
+import traceback
 import weakref
 
 import numpy as np
@@ -40,6 +43,7 @@ from chibigrad.autograd.engine import topological_order
 from chibigrad.autograd.node import FREED_MESSAGE
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -60,11 +64,43 @@ def raises_freed(fn):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
+
 
 # %% [markdown] nbgrader="readonly" id="leaky_relu-text"
 # ## Exercise 1: a Function that saves one byte per element (3 points)
@@ -103,6 +139,7 @@ class LeakyReLU(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="leaky_relu-tests" points=3
+# Exercise 03.leaky_relu: the visible tests (no output: they pass; grading adds hidden tests)
 x = torch.tensor([-2.0, -0.5, 0.0, 0.5, 3.0], requires_grad=True)
 before = chibigrad.memory.saved()
 y = LeakyReLU.apply(x, 0.1)
@@ -159,6 +196,7 @@ def per_loss_grads(losses, params):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="per_loss_grads-tests" points=3
+# Exercise 03.per_loss_grads: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 encoder, head_a, head_b = nn.Linear(4, 3), nn.Linear(3, 1), nn.Linear(3, 2)
 params = [encoder.weight, encoder.bias, head_a.weight]
@@ -208,6 +246,7 @@ def hvp(f, params, vectors):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="hvp-tests" points=3
+# Exercise 03.hvp: the visible tests (no output: they pass; grading adds hidden tests)
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = torch.tensor(3.0, requires_grad=True)
 f = lambda x, y: (x ** 3).sum() * y  # H = [[6 x y, 0, 3 x^2], ...]: (Hv)_x = 6 x y v_x + 3 x^2 v_y
@@ -251,6 +290,7 @@ def count_alive_graphs(step, steps):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="count_alive_graphs-tests" points=2
+# Exercise 03.count_alive_graphs: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 model = nn.Linear(3, 1)
 inputs = torch.randn(4, 3)

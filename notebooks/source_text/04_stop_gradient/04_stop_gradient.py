@@ -78,6 +78,7 @@ class SignSTE(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="sign_ste-tests" points=3
+# Exercise 04.sign_ste: the visible tests (no output: they pass; grading adds hidden tests)
 x = torch.tensor([-2.0, -0.5, 0.0, 0.3, 1.0, 1.5], requires_grad=True)
 y = SignSTE.apply(x)
 assert close(y, [-1.0, -1.0, 1.0, 1.0, 1.0, 1.0]), f"forward: +1 where x >= 0, -1 elsewhere; got {y}"
@@ -121,6 +122,7 @@ def ema_update_(target, online, decay):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="ema_update-tests" points=3
+# Exercise 04.ema_update: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 online = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
 target = copy.deepcopy(online).requires_grad_(False)
@@ -175,6 +177,7 @@ def fine_tune(model, trainable, lr):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="fine_tune-tests" points=2
+# Exercise 04.fine_tune: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(3, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
 opt = fine_tune(model, ["3"], lr=0.1)
@@ -226,6 +229,7 @@ def gradient_penalty(D, real, fake, alpha):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="gradient_penalty-tests" points=3
+# Exercise 04.gradient_penalty: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 G, D = nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
 with torch.no_grad():

@@ -26,7 +26,10 @@
 # its own: don't call one exercise's solution from another.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
 import math
+import sys
+import traceback
 
 import numpy as np
 
@@ -37,6 +40,7 @@ from chibigrad import nn, optim
 from chibigrad.optim import Optimizer
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -51,11 +55,43 @@ def close(a, b, tol=1e-5):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
+
 
 # %% [markdown] nbgrader="readonly" id="accumulate-text"
 # ## Exercise 1: micro-batches that add up to the big batch (3 points)
@@ -86,6 +122,7 @@ def accumulate(model, loss_fn, inputs, targets, micro_batch):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="accumulate-tests" points=3
+# Exercise 05.accumulate: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
 inputs, targets = torch.randn(10, 3), torch.randn(10, 1)
@@ -163,6 +200,7 @@ class Lion(Optimizer):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="lion-tests" points=3
+# Exercise 05.lion: the visible tests (no output: they pass; grading adds hidden tests)
 a = torch.tensor([1.0, -2.0], requires_grad=True)
 b = torch.tensor([3.0], requires_grad=True)
 opt = Lion([a, b], lr=0.1, weight_decay=0.5)
@@ -238,6 +276,7 @@ def clip_grad_norm_groups_(optimizer, max_norm, norm_type=2.0, error_if_nonfinit
     ### END SOLUTION
 
 # %% nbgrader="tests" id="clip_grad_norm_groups-tests" points=3
+# Exercise 05.clip_grad_norm_groups: the visible tests (no output: they pass; grading adds hidden tests)
 w1, w2, w3 = [torch.zeros(2, requires_grad=True) for _ in range(3)]
 opt = optim.SGD([{"params": [w1, w2]}, {"params": [w3], "max_norm": 100.0}], lr=0.1)
 w1.grad, w2.grad, w3.grad = torch.tensor([3.0, 0.0]), torch.tensor([0.0, 4.0]), torch.tensor([6.0, 8.0])

@@ -29,12 +29,17 @@
 # The exercises are graded separately: don't use one exercise's answer in another.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
+import sys
+import traceback
+
 import numpy as np
 
 import chibigrad as torch
 from chibigrad.autograd import Function, gradcheck, gradgradcheck
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -51,11 +56,43 @@ def f64(values, requires_grad=True):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
+
 
 # %% [markdown] nbgrader="readonly" id="swish-text"
 # ## Exercise 1: Swish, with a learnable slope and a right second derivative (3 points)
@@ -101,6 +138,7 @@ class Swish(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="swish-tests" points=3
+# Exercise 06.swish: the visible tests (no output: they pass; grading adds hidden tests)
 x = f64([-2.0, 0.5, 3.0])
 beta = f64(1.5)
 y = attempt("Swish.apply(x, beta)", Swish.apply, x, beta)
@@ -181,6 +219,7 @@ class LogSumExp(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="logsumexp-tests" points=3
+# Exercise 06.logsumexp: the visible tests (no output: they pass; grading adds hidden tests)
 x = f64([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]])
 out = attempt("LogSumExp.apply(x, None, 1)", LogSumExp.apply, x, None, 1)
 assert close(out, np.log(np.exp([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]]).sum(1))), f"forward, dim=1: got {out}"
@@ -242,6 +281,7 @@ class LogCosh(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="logcosh-tests" points=2
+# Exercise 06.logcosh: the visible tests (no output: they pass; grading adds hidden tests)
 pred, target = f64([0.5, -1.0, 2.0]), f64([0.0, 1.0, 2.0], requires_grad=False)
 d = np.array([0.5, -2.0, 0.0])
 loss = LogCosh.apply(pred, target, "mean")
@@ -312,6 +352,7 @@ def check_grad(fn, inputs, eps=1e-6):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="check_grad-tests" points=3
+# Exercise 06.check_grad: the visible tests (no output: they pass; grading adds hidden tests)
 x, w = f64([0.3, -0.8]), f64([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
 errors = attempt("check_grad on (w @ x).tanh() * 2.0", check_grad, lambda x, w, scale: (w @ x).tanh() * scale,
                  [x, w, 2.0])

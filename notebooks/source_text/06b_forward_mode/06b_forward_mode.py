@@ -29,6 +29,10 @@
 # differences, the full Jacobian from reverse mode, extreme values). The exercises are graded separately.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
+import sys
+import traceback
+
 import numpy as np
 
 import chibigrad as torch
@@ -36,6 +40,7 @@ import chibigrad.autograd.forward_ad as fwAD
 from chibigrad.autograd import Function
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -52,20 +57,61 @@ def f64(values):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}{hint(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
 
 
-def forward_jvp(fn, inputs, tangents):
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def hint(err):
+    """What to do about a mistake these tests have seen, or ''."""
+    jvps = [frame.f_code.co_qualname for frame, _ in traceback.walk_tb(err.__traceback__)
+            if frame.f_code.co_name == "jvp"]
+    if jvps and isinstance(err, ValueError) and "got 0" in str(err):
+        return (f"\n--> in {jvps[-1]}, ctx.saved_tensors is empty: in jvp it holds what forward gave "
+                "ctx.save_for_forward(...), not ctx.save_for_backward(...). Save what jvp needs with save_for_forward.")
+    return ""
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
+
+
+def forward_jvp(fn, inputs, tangents, what="a forward pass with dual inputs"):
     """The tangent of fn(*inputs) when each input moves along its tangent: one forward pass with duals."""
     def run():
         with fwAD.dual_level():
             out = fn(*[fwAD.make_dual(x, t) for x, t in zip(inputs, tangents)])
             return fwAD.unpack_dual(out).tangent
-    return attempt("a forward pass with dual inputs", run)
+    return attempt(what, run)
 
 
 def central_difference(fn, inputs, tangents, eps=1e-6):
@@ -105,12 +151,13 @@ class Softplus(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="softplus-tests" points=2
+# Exercise 06b.softplus: the visible tests (no output: they pass; grading adds hidden tests)
 x, v = f64([-2.0, 0.0, 0.5, 3.0]), f64([1.0, -2.0, 0.5, 3.0])
-tangent = forward_jvp(Softplus.apply, [x], [v])
+tangent = forward_jvp(Softplus.apply, [x], [v], "Softplus.apply(x), x = [-2, 0, 0.5, 3]")
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
 assert close(tangent, v * x.sigmoid()), f"J v = v * sigmoid(x) = {v * x.sigmoid()}, got {tangent}"
 assert close(tangent, central_difference(Softplus.apply, [x], [v])), "jvp disagrees with central differences"
-big = forward_jvp(Softplus.apply, [f64([800.0, -800.0])], [f64([2.0, 2.0])])
+big = forward_jvp(Softplus.apply, [f64([800.0, -800.0])], [f64([2.0, 2.0])], "Softplus.apply(x), x = +-800")
 assert close(big, [2.0, 0.0]), f"x = +-800 with tangent 2: expected [2, 0], got {big} (use sigmoid, not exp/(1+exp))"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06b_forward_mode
@@ -151,19 +198,21 @@ class Atan2(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="atan2-tests" points=3
+# Exercise 06b.atan2: the visible tests (no output: they pass; grading adds hidden tests)
 y, x = f64([1.0, -2.0, 0.5]), f64([2.0, 1.0, -1.0])
 yt, xt = f64([1.0, 0.0, 2.0]), f64([0.5, 1.0, -1.0])
-tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt])
+tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt], "Atan2.apply(y, x), y and x of shape (3,)")
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
 expected = (x * yt - y * xt) / (x * x + y * y)
 assert close(tangent, expected), f"J v = (x y_t - y x_t) / (x^2 + y^2) = {expected}, got {tangent}"
 y, x = f64([[1.0], [-0.5], [2.0]]), f64([0.5, -1.0, 1.5, 3.0])
 yt, xt = f64([[1.0], [2.0], [-1.0]]), f64([0.0, 1.0, -2.0, 0.5])
-tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt])
+tangent = forward_jvp(Atan2.apply, [y, x], [yt, xt], "Atan2.apply(y, x), y (3, 1) and x (4,)")
 assert tangent is not None and tuple(tangent.shape) == (3, 4), \
     f"y of shape (3, 1), x of shape (4,): the tangent has the output's shape (3, 4), got {tangent}"
-assert close(tangent, central_difference(Atan2.apply, [y, x], [yt, xt])), \
-    "broadcasting y (3, 1) against x (4,): jvp disagrees with central differences"
+expected = central_difference(Atan2.apply, [y, x], [yt, xt])
+assert close(tangent, expected), \
+    f"broadcasting y (3, 1) against x (4,): expected {expected} (central differences), got {tangent}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06b_forward_mode
 a06b_forward_mode.check_atan2(Atan2)
@@ -207,14 +256,16 @@ class Normalize(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="normalize-tests" points=3
+# Exercise 06b.normalize: the visible tests (no output: they pass; grading adds hidden tests)
 x, v = f64([[3.0, 0.0, 1.0], [4.0, 2.0, -1.0]]), f64([[1.0, 2.0, 0.0], [-1.0, 0.5, 1.0]])
 for dim in (0, 1, -1):
     fn = lambda t, d=dim: Normalize.apply(t, d)  # noqa: E731
-    tangent = forward_jvp(fn, [x], [v])
+    tangent = forward_jvp(fn, [x], [v], f"Normalize.apply(x, {dim}), x of shape (2, 3) with a tangent")
     assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
-    assert close(tangent, central_difference(fn, [x], [v])), \
-        f"dim={dim}: jvp {tangent} disagrees with central differences {central_difference(fn, [x], [v])}"
-along = forward_jvp(lambda t: Normalize.apply(t, 1), [f64([[3.0, 4.0]])], [f64([[3.0, 4.0]])])
+    expected = central_difference(fn, [x], [v])
+    assert close(tangent, expected), f"dim={dim}: expected {expected} (central differences), got {tangent}"
+along = forward_jvp(lambda t: Normalize.apply(t, 1), [f64([[3.0, 4.0]])], [f64([[3.0, 4.0]])],
+                    "Normalize.apply(x, 1), x moving along itself")
 assert close(along, [[0.0, 0.0]]), f"moving x along itself does not change x / |x|: expected 0, got {along}"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a06b_forward_mode
@@ -256,14 +307,15 @@ class Inverse(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="inverse-tests" points=3
+# Exercise 06b.inverse: the visible tests (no output: they pass; grading adds hidden tests)
 A, V = f64([[2.0, 1.0], [0.5, 3.0]]), f64([[0.0, 1.0], [2.0, -1.0]])
-tangent = forward_jvp(Inverse.apply, [A], [V])
+tangent = forward_jvp(Inverse.apply, [A], [V], "Inverse.apply(A), A of shape (2, 2)")
 assert tangent is not None, "the output has no tangent: jvp must return the output's tangent"
 Y = np.linalg.inv(A.numpy())
 assert close(tangent, -Y @ V.numpy() @ Y), f"Y_t = -Y @ A_t @ Y = {-Y @ V.numpy() @ Y}, got {tangent}"
 A = f64([[[1.0, 2.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 3.0]], [[2.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 4.0]]])
 V = f64([[[1.0, 0.0, 2.0], [0.5, 1.0, 0.0], [0.0, -1.0, 1.0]], [[0.0, 1.0, 0.0], [2.0, 0.0, 1.0], [1.0, 1.0, 0.0]]])
-tangent = forward_jvp(Inverse.apply, [A], [V])
+tangent = forward_jvp(Inverse.apply, [A], [V], "Inverse.apply(A), A of shape (2, 3, 3)")
 assert close(tangent, central_difference(Inverse.apply, [A], [V])), \
     "a batch of two 3 x 3 matrices: jvp disagrees with central differences"
 ### BEGIN HIDDEN TESTS

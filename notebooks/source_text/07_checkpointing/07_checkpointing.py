@@ -27,6 +27,10 @@
 # separately: don't use one exercise's answer in another.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
+import sys
+import traceback
+
 import numpy as np
 
 import chibigrad as torch
@@ -35,6 +39,7 @@ from chibigrad.autograd import Function
 from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -64,11 +69,42 @@ def gradients(model, run, x, seed=0):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
 
 
 def first_difference(grads, reference):
@@ -137,6 +173,7 @@ class CheckpointFn(Function):
         ### END SOLUTION
 
 # %% nbgrader="tests" id="checkpoint_fn-tests" points=4
+# Exercise 07.checkpoint_fn: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(0)
 model = mlp(3)
 x = torch.randn(8, 32, requires_grad=True)
@@ -210,6 +247,7 @@ def checkpoint_segments(layers, boundaries, x):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="checkpoint_segments-tests" points=3
+# Exercise 07.checkpoint_segments: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(1)
 model = mlp(4)
 layers = list(model.children())
@@ -265,6 +303,7 @@ def choose_segments(model, x, budget):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="choose_segments-tests" points=2
+# Exercise 07.choose_segments: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(2)
 model = mlp(6, width=64)  # 12 layers
 x = torch.randn(16, 64)

@@ -29,6 +29,10 @@
 # the other.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
+import sys
+import traceback
+
 import numpy as np
 
 import chibigrad as torch
@@ -37,6 +41,7 @@ from chibigrad.compile import passes, trace
 from chibigrad.compile.graph import Graph, Node
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -88,14 +93,45 @@ def example():
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except RecursionError:
-        raise AssertionError(f"{what}: RecursionError. Graphs built by loops are far deeper than Python's recursion "
-                             "limit; walk them with an explicit stack (a list) instead of recursive calls") from None
+        message = (f"{what}: RecursionError. Graphs built by loops are far deeper than Python's recursion "
+                   "limit; walk them with an explicit stack (a list) instead of recursive calls")
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
 
 
 def silu_step(passes=()):
@@ -147,22 +183,24 @@ def dead_nodes(graph):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="dead_nodes-tests" points=2
+# Exercise 07b.dead_nodes: the visible tests (no output: they pass; grading adds hidden tests)
 g = Graph()
 x = g.placeholder("x", np.array([1.0, 2.0]))
 unused = g.placeholder("unused", np.array([0.0]))
 a = g.call(np.multiply, "np.multiply", (x, 2.0), {}, x.value * 2.0, "forward")
 b = g.call(np.add, "np.add", (a, 1.0), {}, a.value + 1.0, "forward")
 t = g.call(np.add, "np.add", (x, 1.0), {}, x.value + 1.0, "forward")
-g.call(np.add, "np.add", (t, x), {"out": (t,)}, t.value, "forward", mutates=t)
+write = g.call(np.add, "np.add", (t, x), {"out": (t,)}, t.value, "forward", mutates=t)
 c = g.call(np.multiply, "np.multiply", (x, 3.0), {}, x.value * 3.0, "forward")
 g.output([c])
 nodes_before = list(g.nodes)
 dead = attempt("dead_nodes on a small graph", dead_nodes, g)
 assert g.nodes == nodes_before, "dead_nodes must not change the graph"
 assert isinstance(dead, list) and all(isinstance(n, Node) for n in dead), "return a list of Nodes"
-names = [n.name for n in dead]
-assert "add_1" not in names and "add_2" not in names, \
-    f"t += x writes into an array: the write is live, and so is t (it reads t); your dead nodes: {names}"
+names = [{t: "t = x + 1", write: "t += x"}.get(n, n.name) for n in dead]  # the write is named after t
+assert t not in dead and write not in dead, \
+    f"t += x writes into t: the write is live, and so is t (the write reads it): expected neither among the dead " \
+    f"nodes, got {names}"
 assert names == ["unused", "multiply", "add"], \
     f"b = a + 1 is read by nothing, and a only by b: expected ['unused', 'multiply', 'add'], got {names}"
 
@@ -253,6 +291,7 @@ def eliminate_common_subexpressions(graph):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="cse-tests" points=4
+# Exercise 07b.cse: the visible tests (no output: they pass; grading adds hidden tests)
 g = example()
 x = np.array([1.0, 2.0, 3.0])
 before = run_graph(g, x)
@@ -340,6 +379,7 @@ def fold_constants(graph):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="fold-tests" points=3
+# Exercise 07b.fold: the visible tests (no output: they pass; grading adds hidden tests)
 g = example()
 x = np.array([1.0, 2.0, 3.0])
 before = run_graph(g, x)

@@ -30,12 +30,17 @@
 # graded separately.
 
 # %% nbgrader="readonly" id="setup"
+import linecache
+import sys
+import traceback
+
 import numpy as np
 
 import chibigrad as torch
 from chibigrad import memory, nn, optim
 
 import chibigrad.tracebacks
+from IPython import get_ipython
 
 chibigrad.tracebacks.install()  # errors read as in PyTorch: your frames and the message, not chibigrad's
 
@@ -60,11 +65,43 @@ def make_data(n=32, seed=0):
 
 
 def attempt(what, fn, *args):
-    """fn(*args), an error turned into a sentence that names the case (`what`) and what came back."""
+    """fn(*args); an error becomes one sentence: the case (`what`), what came back, and the line that raised it."""
     try:
         return fn(*args)
     except Exception as err:
-        raise AssertionError(f"{what}: expected a result, got {type(err).__name__}: {err}") from err
+        message = f"{what}: expected a result, got {type(err).__name__}: {err}{your_line(err)}"
+    raise AssertionError(message) from None  # one message, not a chain of two tracebacks
+
+
+def your_line(err):
+    """Where the error came from: the last line of a notebook cell (not this one) that it went through."""
+    cells = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__)
+             if frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_filename != SETUP_CELL]
+    if not cells:
+        return ""
+    frame, line = cells[-1]
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f"\n    raised in {frame.f_code.co_qualname}" + (f": {text}" if text else "")
+
+
+def without_helpers(shell, etype, value, tb, tb_offset=None):
+    """Show an error without the frames of this cell's helpers: a failed test reads as its line and its message."""
+    last = tb
+    while last.tb_next is not None and last.tb_frame.f_globals.get("__name__") != "__main__":  # to the cell's frame
+        last = last.tb_next
+    while last.tb_next is not None and last.tb_next.tb_frame.f_code.co_filename != SETUP_CELL:
+        last = last.tb_next
+    last.tb_next = None
+    show_as_pytorch(etype, value, tb, tb_offset)
+
+
+SETUP_CELL = sys._getframe().f_code.co_filename  # this cell: the helpers that tracebacks leave out
+shell = get_ipython()
+if shell is not None:  # in Jupyter (not when the cells run as plain Python)
+    show_as_pytorch = shell.CustomTB  # chibigrad.tracebacks.install()'s handler, after the cut
+    shell.set_custom_exc((Exception,), without_helpers)
+    shell.InteractiveTB.set_mode("Plain")  # each frame's line, not the lines around it: the message comes first
+
 
 # %% [markdown] nbgrader="readonly" id="train-text"
 # ## Exercise 1: a training loop that diverges and leaks memory (3 points)
@@ -102,6 +139,7 @@ def train(model, inputs, targets, steps, lr=0.1):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="train-tests" points=3
+# Exercise 08.train: the visible tests (no output: they pass; grading adds hidden tests)
 import gc
 
 inputs, targets = make_data()
@@ -164,6 +202,7 @@ def attention_weights(q, k):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="attention-tests" points=2
+# Exercise 08.attention: the visible tests (no output: they pass; grading adds hidden tests)
 rng = np.random.default_rng(1)
 q = torch.tensor(rng.standard_normal((3, 4)), requires_grad=True)
 k = torch.tensor(rng.standard_normal((5, 4)), requires_grad=True)
@@ -210,6 +249,7 @@ def td_loss(q_net, states, rewards, next_states, gamma=0.9):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="td_loss-tests" points=2
+# Exercise 08.td_loss: the visible tests (no output: they pass; grading adds hidden tests)
 q_net = make_model(seed=3)
 states, _ = make_data(8, seed=3)
 next_states, rewards = make_data(8, seed=4)
@@ -249,6 +289,7 @@ def two_layer(x, w1, b1, w2):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="relu_layer-tests" points=2
+# Exercise 08.relu_layer: the visible tests (no output: they pass; grading adds hidden tests)
 rng = np.random.default_rng(5)
 x = torch.tensor(rng.standard_normal((6, 3)))
 w1, b1, w2 = [torch.tensor(rng.standard_normal(s), requires_grad=True) for s in [(3, 4), (4,), (4, 2)]]
@@ -302,6 +343,7 @@ class GradNormLogger:
         ### END SOLUTION
 
 # %% nbgrader="tests" id="grad_norm_logger-tests" points=3
+# Exercise 08.grad_norm_logger: the visible tests (no output: they pass; grading adds hidden tests)
 inputs, targets = make_data()
 net = make_model()
 logger = GradNormLogger(net)

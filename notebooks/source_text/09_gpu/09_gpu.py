@@ -84,7 +84,7 @@ def run(what, fn, *args, **kwargs):
                              "`t`.") from None
     except TypeError as err:
         if "to numpy" not in str(err):
-            raise AssertionError(f"{what}: expected a result, got TypeError: {err}") from err
+            raise AssertionError(f"{what}: expected a result, got TypeError: {err}") from None
         raise AssertionError(f"{what}: {err}\n--> `.numpy()` reads host memory only: "
                              "use `.detach().cpu().numpy()`.") from None
 
@@ -125,6 +125,7 @@ def to_device(batch, device):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="to_device-tests" points=2
+# Exercise 09.to_device: the visible tests (no output: they pass; grading adds hidden tests)
 Pair = namedtuple("Pair", "x y")
 batch = {"inputs": torch.ones(2, 3), "extra": [torch.zeros(2), (torch.arange(3), "label", 7)],
          "pair": Pair(torch.ones(1), None)}
@@ -174,6 +175,7 @@ def train_step(model, optimizer, loss_fn, inputs, targets):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="train_step-tests" points=3
+# Exercise 09.train_step: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(1)
 inputs, targets = torch.randn(6, 3), torch.randn(6, 2)  # on the CPU, as a data loader gives them
 for device in DEVICES:
@@ -234,6 +236,7 @@ def evaluate(model, batches, loss_fn):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="evaluate-tests" points=3
+# Exercise 09.evaluate: the visible tests (no output: they pass; grading adds hidden tests)
 torch.manual_seed(2)
 data = [(torch.randn(n, 3), torch.randn(n, 2)) for n in (4, 4, 1)]
 for device in DEVICES:
@@ -301,6 +304,7 @@ def time_per_call(fn, device, warmup=2, repeats=5):
     ### END SOLUTION
 
 # %% nbgrader="tests" id="time_per_call-tests" points=2
+# Exercise 09.time_per_call: the visible tests (no output: they pass; grading adds hidden tests)
 calls, pauses = [], [0.2, 0.2, 0.005, 0.2, 0.005, 0.2, 0.005]  # 2 warm-up calls, then 5 timed ones
 
 
