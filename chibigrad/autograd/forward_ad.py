@@ -14,7 +14,7 @@ import collections
 import contextlib
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import views
+from . import transforms, views
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
@@ -35,6 +35,7 @@ def enter_dual_level():
     if _state.level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _state.level = _state.next_level
+    transforms.state.open += 1
     return _state.level
 
 
@@ -43,6 +44,8 @@ def exit_dual_level(*, level=None):
     if level is not None and level != _state.level:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This is "
                            "not supported.")
+    if _state.level is not None:
+        transforms.state.open -= 1
     _state.level = None
     _state.next_level += 1
 

@@ -1241,11 +1241,30 @@ def _rng(generator):
 
 # ---- comparisons and logic: results are bool tensors, never differentiable ----
 
+class Compare(Function):
+    """Comparisons and tests (``x > 0``, ``isnan``): numpy's ``fn`` on one or two operands, a bool
+    result that is never differentiable. A Function all the same, so that vmap meets them as it
+    meets every op (its batching rule, chibigrad/batching_rules.py)."""
+
+    @staticmethod
+    def forward(ctx, a, other, fn):
+        if other is _UNARY:
+            return wrap(fn(a._array))
+        x, y = a._array, other._array if isinstance(other, Tensor) else other
+        if isinstance(other, Tensor) and type(x) is not type(y):
+            x, y = cpu_scalars(x, y)
+        return wrap(fn(x, y))
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None  # a bool result has no tangent
+
+
+_UNARY = "unary"  # Compare's ``other`` for a test of one tensor (isnan)
+
+
 def _compare(a, other, fn):
-    x, y = a._array, other._array if isinstance(other, Tensor) else other
-    if isinstance(other, Tensor) and type(x) is not type(y):
-        x, y = cpu_scalars(x, y)
-    return wrap(fn(x, y))
+    return Compare.apply(a, other, fn)
 
 
 @register("eq", "__eq__", torch=False)
@@ -1290,29 +1309,29 @@ def bitwise_or(a, other):
 
 @register("__invert__", torch=False)
 def bitwise_not(a):
-    return wrap(~a._array)
+    return Compare.apply(a, _UNARY, np.invert)
 
 
 @register("logical_not", torch=False)
 def logical_not(a):
-    return wrap(np.logical_not(a._array))
+    return Compare.apply(a, _UNARY, np.logical_not)
 
 
 @register("isnan")
 def isnan(a):
     """Where the values are nan: a bool tensor, outside autograd (as every comparison)."""
-    return wrap(np.isnan(a._array))
+    return Compare.apply(a, _UNARY, np.isnan)
 
 
 @register("isinf")
 def isinf(a):
-    return wrap(np.isinf(a._array))
+    return Compare.apply(a, _UNARY, np.isinf)
 
 
 @register("isfinite")
 def isfinite(a):
     """Neither nan nor infinite: the check a training loop makes on its loss before stepping."""
-    return wrap(np.isfinite(a._array))
+    return Compare.apply(a, _UNARY, np.isfinite)
 
 
 @register("equal")
