@@ -86,13 +86,14 @@ class BatchedTensor(Tensor):
 
     @property
     def _fw_grad(self):
-        """Forward mode's ``(level, tangent)``, kept on ``_value`` with the tangent batched too."""
+        """Forward mode's ``{level: tangent}``, kept on ``_value`` with the tangents batched too."""
         fw = self._value._fw_grad
-        return None if fw is None else (fw[0], make(fw[1], self._level))
+        return None if fw is None else {lvl: make(t, self._level) for lvl, t in fw.items()}
 
     @_fw_grad.setter
     def _fw_grad(self, value):
-        self._value._fw_grad = None if value is None else (value[0], move_level_out(value[1], self._level))
+        self._value._fw_grad = None if value is None else {lvl: move_level_out(t, self._level)
+                                                           for lvl, t in value.items()}
 
     def _gradient_edge(self):
         return self._value._gradient_edge()

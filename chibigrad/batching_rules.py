@@ -55,7 +55,7 @@ def with_batch(x, batched, size):
 @rule(pointwise.Add, pointwise.Sub, pointwise.Rsub, pointwise.Mul, pointwise.Div, pointwise.Neg, pointwise.Pow,
       pointwise.MulScalar, pointwise.PowTensor, pointwise.RPow, pointwise.Exp, pointwise.Log, pointwise.Log2,
       pointwise.Log10, pointwise.Log1p, pointwise.Expm1, pointwise.Sqrt, pointwise.Abs, pointwise.Sin, pointwise.Cos,
-      pointwise.Tanh, pointwise.Sigmoid, pointwise.Relu, pointwise.ThresholdBackward, pointwise.Clamp,
+      pointwise.Tanh, pointwise.Sigmoid, pointwise.Relu, pointwise.Clamp,
       pointwise.ClampTensor, pointwise.Where, pointwise.Maximum, pointwise.Minimum, pointwise.Hypot, pointwise.Round,
       pointwise.RoundDecimals, pointwise.Remainder, pointwise.RemainderScalar, pointwise.Fmod, pointwise.FmodScalar,
       pointwise.Floor, pointwise.Sign, pointwise.Reciprocal, pointwise.Clone, pointwise.ToCopy, pointwise.Copy,
@@ -69,6 +69,12 @@ def elementwise(op, args, batched, size):
             a = a.reshape(a.shape[0], *[1] * (ndim - a.ndim + 1), *a.shape[1:])
         lined_up.append(a)
     return op.apply(*lined_up)
+
+
+@rule(pointwise.ThresholdBackward)
+def same_shapes(op, args, batched, size):
+    """An element-wise op whose operands must have one shape: the unbatched one repeated."""
+    return op.apply(*[with_batch(a, b, size) for a, b in zip(args, batched)])
 
 
 @rule(pointwise.Normal, pointwise.Uniform, pointwise.Bernoulli, pointwise.Exponential)
@@ -234,6 +240,18 @@ def index_grad_rule(op, args, batched, size):
     if batched[1] or full is None:
         return _loop(op, args, batched, size)
     return op.apply(grad, full, (size, *in_shape))
+
+
+@rule(shape.IndexPut)
+def index_put_rule(op, args, batched, size):
+    dst, key, value = args
+    full = _batch_key(key)
+    if batched[1] or full is None:
+        return _loop(op, args, batched, size)
+    if batched[2]:  # a value per sample, lined up with the picked elements of a sample
+        picked = dst[0][key].ndim if batched[0] else dst[key].ndim
+        value = value.reshape(size, *[1] * (picked - value.ndim + 1), *value.shape[1:])
+    return op.apply(with_batch(dst, batched[0], size), full, value)
 
 
 def _loop(op, args, batched, size):

@@ -6,8 +6,8 @@ a reverse-mode transform records its backward (``create_graph``) so an outer one
 again, and a result keeps a graph only if it depends on tensors from outside the transform (a captured
 weight that requires grad, or an outer transform's leaves), as in PyTorch. ``grad``, ``vjp`` and
 ``jacrev`` are reverse mode (``autograd.grad``); ``jvp`` and ``jacfwd`` are forward mode
-(``autograd.forward_ad``), whose one level means a forward transform cannot contain another
-(``jacfwd(jacfwd(f))`` raises; ``hessian`` is ``jacfwd(jacrev(f))``).
+(``autograd.forward_ad``), each ``jvp`` a level of its own, so that they nest (``jacfwd(jacfwd(f))``;
+``hessian`` is ``jacfwd(jacrev(f))``).
 
 ``vmap(f)`` runs ``f`` on a whole batch at once (chibigrad/batching.py): ``jacrev`` is one vjp vmapped
 over the rows of the identity, ``jacfwd`` one jvp vmapped over its columns, as in PyTorch, and
@@ -160,7 +160,7 @@ def vjp(func, *primals, has_aux=False):
 def jvp(func, primals, tangents, *, has_aux=False):
     """``(func(*primals), J tangents)`` in one forward pass with dual tensors (forward mode)."""
     _check_jvp_arguments(primals, tangents)
-    with forward_ad.dual_level():
+    with forward_ad.nested_level():
         output = func(*[forward_ad.make_dual(p, t) for p, t in zip(primals, tangents)])
         output, aux = output if has_aux else (output, None)
         for o in _leaves_or_other(output):
