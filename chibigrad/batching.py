@@ -88,7 +88,7 @@ class BatchedTensor(Tensor):
     def _fw_grad(self):
         """Forward mode's ``{level: tangent}``, kept on ``_value`` with the tangents batched too."""
         fw = self._value._fw_grad
-        return None if fw is None else {lvl: make(t, self._level) for lvl, t in fw.items()}
+        return None if fw is None else {lvl: move_level_in(t, self._level) for lvl, t in fw.items()}
 
     @_fw_grad.setter
     def _fw_grad(self, value):

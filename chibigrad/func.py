@@ -202,12 +202,22 @@ def jacrev(func, argnums=0, *, chunk_size=None):
     """The Jacobian, row by row: one vjp, vmapped over the rows of the identity (one batched backward
     pass); shape: the output's, then the argument's."""
     def wrapper(*args):
-        x = args[argnums]
-        rest = lambda t: func(*args[:argnums], t, *args[argnums + 1:])  # noqa: E731
-        output, vjp_fn = vjp(rest, x)
-        rows = vmap(lambda v: vjp_fn(v)[0], chunk_size=chunk_size)(_identity(output))
-        return rows.reshape(*output.shape, *x.shape)
+        nums = _argnums_tuple(argnums)
+        output, vjp_fn = vjp(_with_args(func, args, nums), *[args[i] for i in nums])
+        rows = vmap(vjp_fn, chunk_size=chunk_size)(_identity(output))
+        jacobians = tuple(r.reshape(*output.shape, *args[i].shape) for r, i in zip(rows, nums))
+        return jacobians if isinstance(argnums, tuple) else jacobians[0]
     return wrapper
+
+
+def _with_args(func, args, nums):
+    """``func`` as a function of the arguments numbered ``nums`` only (the others fixed to ``args``')."""
+    def partial(*chosen):
+        full = list(args)
+        for i, value in zip(nums, chosen):
+            full[i] = value
+        return func(*full)
+    return partial
 
 
 def jacfwd(func, argnums=0, *, randomness="error"):
