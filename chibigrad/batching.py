@@ -34,7 +34,6 @@ class _Level:
 
 
 _levels = []  # the open vmaps, outermost first
-_next = [1]
 _logical = weakref.WeakValueDictionary()  # id(BatchedTensor._array) -> the BatchedTensor (see level_of)
 
 
@@ -115,11 +114,6 @@ class BatchedTensor(Tensor):
                            "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
                            "transforms.")
 
-    def nonzero(self, *, as_tuple=False):
-        raise RuntimeError("vmap: We do not support batching operators that can output dynamic shape. Attempted to "
-                           "vmap over aten::nonzero. Please file an issue at https://github.com/pytorch/pytorch/issues "
-                           "if you need this feature.")
-
     def argmax(self, dim=None, keepdim=False):
         return self._arg("argmax", dim, keepdim)
 
@@ -186,8 +180,7 @@ def size_of(level):
 @contextlib.contextmanager
 def open_level(size, randomness):
     """A new vmap level of batch ``size``, open for the block; yields its number."""
-    level = _Level(_next[0], size, randomness)
-    _next[0] += 1
+    level = _Level(len(_levels) + 1, size, randomness)  # numbered by depth, as PyTorch prints them
     _levels.append(level)
     transforms.state.open += 1
     real = creation._generator[0]
@@ -369,6 +362,10 @@ def _fallback(cls, args, kwargs, level, size, warning=True):
         raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
                            "...), it must override the setup_context staticmethod. For more details, please see "
                            "https://pytorch.org/docs/main/notes/extending.func.html")
+    if node_name is None and not getattr(cls, "generate_vmap_rule", False):
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override "
+                           "and implement the vmap staticmethod or set generate_vmap_rule=True. For more details, "
+                           "please see https://pytorch.org/docs/main/notes/extending.func.html")
     if node_name is not None and warning:
         warn(FALLBACK_WARNING.format(aten_name(node_name)))
     results = [cls.apply(*[_sample(a, level, b) for a in args], **kwargs) for b in range(size)]

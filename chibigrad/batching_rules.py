@@ -58,8 +58,7 @@ def with_batch(x, batched, size):
       pointwise.Tanh, pointwise.Sigmoid, pointwise.Relu, pointwise.Clamp,
       pointwise.ClampTensor, pointwise.Where, pointwise.Maximum, pointwise.Minimum, pointwise.Hypot, pointwise.Round,
       pointwise.RoundDecimals, pointwise.Remainder, pointwise.RemainderScalar, pointwise.Fmod, pointwise.FmodScalar,
-      pointwise.Floor, pointwise.Sign, pointwise.Reciprocal, pointwise.Clone, pointwise.ToCopy, pointwise.Copy,
-      pointwise.Fill, pointwise.Zero, pointwise.Compare,
+      pointwise.Floor, pointwise.Sign, pointwise.Reciprocal, pointwise.Clone, pointwise.ToCopy, pointwise.Compare,
       nnf.Erf, nnf.Gelu, nnf.Silu, nnf.LeakyRelu, nnf.LeakyReluInplace)
 def elementwise(op, args, batched, size):
     ndim = max(sample_ndim(a, b) for a, b in zip(args, batched) if isinstance(a, Tensor))
@@ -71,9 +70,10 @@ def elementwise(op, args, batched, size):
     return op.apply(*lined_up)
 
 
-@rule(pointwise.ThresholdBackward)
+@rule(pointwise.ThresholdBackward, pointwise.Copy, pointwise.Fill, pointwise.Zero)
 def same_shapes(op, args, batched, size):
-    """An element-wise op whose operands must have one shape: the unbatched one repeated."""
+    """Element-wise ops whose operands must have one shape (an in-place op's result has its target's): the
+    unbatched ones repeated."""
     return op.apply(*[with_batch(a, b, size) for a, b in zip(args, batched)])
 
 
@@ -306,6 +306,13 @@ def index_select_rule(op, args, batched, size):
     ndim = max(sample_ndim(a, batched[0]), 1)
     rest = [with_batch(r, b, size) if isinstance(r, Tensor) else r for r, b in zip(rest, batched[3:])]
     return op.apply(with_batch(a, batched[0], size), shifted(dim, ndim), index, *rest)
+
+
+@rule(selection.Nonzero)
+def nonzero_rule(op, args, batched, size):
+    raise RuntimeError("vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap "
+                       "over aten::nonzero. Please file an issue at https://github.com/pytorch/pytorch/issues if you "
+                       "need this feature.")
 
 
 # ---- nn: layers and losses ----

@@ -357,14 +357,22 @@ def _batch_size(flat, dims):
 def _broadcast_dims(what, name, dims, tree):
     """One dim per leaf of ``tree``: ``dims`` is an int (or None) for all, or a tree of them shaped as ``tree``
     (PyTorch's pytree prefix matching, for tuples, lists and dicts)."""
+    found = _matched_dims(dims, tree)
+    if found is None:
+        raise ValueError(f"{what} is not compatible with the structure of `{name}`. {what.rsplit(': ', 1)[-1]} has "
+                         f"structure {_tree_spec(dims)} but {name} has structure {_tree_spec(tree)}.")
+    return found
+
+
+def _matched_dims(dims, tree):
     if dims is None or isinstance(dims, int):
         return [dims] * len(_leaves_or_other(tree))
-    if type(dims) in (tuple, list) and type(tree) in (tuple, list) and len(dims) == len(tree) or \
+    if type(dims) in (tuple, list) and type(tree) is type(dims) and len(dims) == len(tree) or \
             isinstance(dims, dict) and isinstance(tree, dict) and dims.keys() == tree.keys():
         pairs = zip(dims.values(), tree.values()) if isinstance(dims, dict) else zip(dims, tree)
-        return [d for sub, t in pairs for d in _broadcast_dims(what, name, sub, t)]
-    raise ValueError(f"{what} is not compatible with the structure of `{name}`. {what.rsplit(': ', 1)[-1]} has "
-                     f"structure {_tree_spec(dims)} but {name} has structure {_tree_spec(tree)}.")
+        found = [_matched_dims(sub, t) for sub, t in pairs]
+        return None if None in found else [d for f in found for d in f]
+    return None
 
 
 def _tree_spec(tree, indent=2):

@@ -47,3 +47,48 @@ print(vmap(lambda a: (a, a * 2), out_dims=(0, 1))(x))
 print(vmap(lambda d: d["a"] + d["b"])({"a": x, "b": x}))
 print(vmap(vmap(torch.mul))(x, x))
 print(vmap(vmap(torch.mul, in_dims=(0, None)), in_dims=(None, 0))(torch.arange(3.), torch.arange(2.)))
+
+
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+class DoubleNewStyle(torch.autograd.Function):
+    @staticmethod
+    def forward(a):
+        return a * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+class DoubleGenerated(DoubleNewStyle):
+    generate_vmap_rule = True
+
+
+attempt("custom Function with ctx", lambda: vmap(Double.apply)(x))
+attempt("custom Function, no vmap rule", lambda: vmap(DoubleNewStyle.apply)(x))
+attempt("custom Function, generated rule", lambda: vmap(DoubleGenerated.apply)(x))
+attempt("nonzero", lambda: vmap(torch.nonzero)(x))
+attempt("mask", lambda: vmap(lambda a: a[a > 2])(x))
+attempt("argmax", lambda: vmap(lambda a: a.argmax())(x))
+attempt("float", lambda: vmap(lambda a: float(a.sum()))(x))
+attempt("all None", lambda: vmap(torch.sin, in_dims=(None,))(x))
+attempt("dict in_dims", lambda: vmap(lambda d: d["a"], in_dims=({"a": 0, "b": 0},))({"a": x}))
+attempt("list in_dims", lambda: vmap(torch.sin, in_dims=[0])(x))
+attempt("out_dims None, batched", lambda: vmap(torch.sin, out_dims=None)(x))
+attempt("out_dims None, unbatched", lambda: vmap(lambda a: torch.ones(2), out_dims=None)(x))
+attempt("mul_ into unbatched", lambda: vmap(lambda a: torch.ones(3).mul_(a))(x))
+attempt("copy_ into unbatched", lambda: vmap(lambda a: torch.ones(3).copy_(a))(x))
+vmap(lambda a: print(a) or a)(x)
