@@ -226,9 +226,8 @@ def jacfwd(func, argnums=0, *, randomness="error"):
     def wrapper(*args):
         x = args[argnums]
         rest = lambda t: func(*args[:argnums], t, *args[argnums + 1:])  # noqa: E731
-        columns = vmap(lambda t: jvp(rest, (x,), (t,))[1], randomness=randomness)(_identity(x))
-        out_ndim = columns.ndim - 1
-        return columns.permute(*range(1, out_ndim + 1), 0).reshape(*columns.shape[1:], *x.shape)
+        columns = vmap(lambda t: jvp(rest, (x,), (t,))[1], randomness=randomness)(_identity(x)).movedim(0, -1)
+        return columns.squeeze(-1) if x.ndim == 0 else columns.view(*columns.shape[:-1], *x.shape)  # as PyTorch
     return wrapper
 
 
