@@ -264,7 +264,9 @@ def _loop(op, args, batched, size):
 @rule(linalg.Mm, linalg.Bmm)
 def mm_rule(op, args, batched, size):
     a, b = args
-    return linalg.matmul(a, b)
+    if op is linalg.Mm and all(batched):  # a matrix per sample on both sides: bmm (matmul would copy them)
+        return linalg.bmm(a, b)
+    return linalg.matmul(a, b)  # one side a batch: folded into one mm
 
 
 @rule(linalg.Mv)
@@ -284,7 +286,7 @@ def dot_rule(op, args, batched, size):
 @rule(linalg.Addmm)
 def addmm_rule(op, args, batched, size):
     bias, mat1, mat2 = args
-    out = linalg.matmul(mat1, mat2)
+    out = mm_rule(linalg.Mm, (mat1, mat2), batched[1:], size)
     return out + (bias if not batched[0] else bias.reshape(size, *[1] * (out.ndim - bias.ndim), *bias.shape[1:]))
 
 
