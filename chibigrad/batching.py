@@ -21,7 +21,7 @@ from . import creation
 from .autograd import grad as _autograd_grad
 from .autograd import transforms
 from .ops._util import warn
-from .tensor import Tensor, wrap_dim
+from .tensor import Tensor
 
 __all__ = ["BatchedTensor", "open_level", "add_batch_dim", "remove_batch_dim"]
 
@@ -113,18 +113,6 @@ class BatchedTensor(Tensor):
         raise RuntimeError("backward() called inside a functorch transform. This is not supported, please use "
                            "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
                            "transforms.")
-
-    def argmax(self, dim=None, keepdim=False):
-        return self._arg("argmax", dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        return self._arg("argmin", dim, keepdim)
-
-    def _arg(self, name, dim, keepdim):
-        value = self._value
-        if dim is None:
-            return make(getattr(value.reshape(value.shape[0], -1), name)(1), self._level)
-        return make(getattr(value, name)(wrap_dim(dim, max(self.ndim, 1)) + 1, keepdim), self._level)
 
     def _recorded_inplace(self, op, *args, **kwargs):
         """``self.add_(x)``: the op on the batch, written into ``_value`` (which keeps the history)."""

@@ -138,6 +138,24 @@ def one_dim(op, args, batched, size):
     return op.apply(a, shifted(dim, max(a.ndim - 1, 1)), *rest)
 
 
+@rule(reduction.ArgReduce)
+def arg_reduce_rule(op, args, batched, size):
+    a, fn, dim, keepdim = args
+    if dim is None:  # over a whole sample: its elements in one row
+        return op.apply(a.reshape(size, -1), fn, 1, False)
+    if a.ndim == 1:  # a 0-d sample's only element
+        return op.apply(a.unsqueeze(1), fn, 1, keepdim)
+    return op.apply(a, fn, shifted(dim, a.ndim - 1), keepdim)
+
+
+@rule(reduction.LogicalReduce)
+def logical_reduce_rule(op, args, batched, size):
+    a, fn, dim = args
+    if dim is None:
+        return op.apply(a.reshape(size, -1), fn, 1)
+    return op.apply(a, fn, shifted(dim, max(a.ndim - 1, 1)))
+
+
 @rule(reduction.Var, reduction.Std, reduction.Norm)
 def spread_rule(op, args, batched, size):
     if op is reduction.Norm:

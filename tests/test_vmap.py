@@ -205,3 +205,12 @@ def test_stack_module_state_stacks_leaves_for_an_ensemble():
     out = func.vmap(lambda p: func.functional_call(models[0], p, (x,)))(params)
     for m, model in enumerate(models):
         np.testing.assert_allclose(out[m].detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: a > 0.1, lambda a: torch.isnan(a), lambda a: torch.isclose(a, a * 0 + 0.5, atol=0.3),
+    lambda a: torch.argmax(a), lambda a: a.argmin(1), lambda a: torch.all(a > -1), lambda a: (a > 0).any(0)])
+def test_ops_outside_autograd_are_batched_too(fn):
+    """Comparisons, tests and argmax-like reductions are Functions too, so torch.f(x) and x.f() both meet vmap."""
+    x = torch.randn(4, 2, 3)
+    np.testing.assert_array_equal(func.vmap(fn)(x).numpy(), torch.stack([fn(x[b]) for b in range(4)]).numpy())

@@ -8,6 +8,8 @@ Below each Function, ``register`` declares the function a program calls: ``mul``
 Broadcasting needs no code here: the engine sums each returned gradient back
 to its input's shape (see ``engine._fit``), as PyTorch's engine does.
 """
+import functools
+
 import numpy as np
 
 from .. import _device, _dtype as _dtypes
@@ -1336,6 +1338,8 @@ def isfinite(a):
 
 @register("equal")
 def equal(a, other):
+    if a._level is not None or other._level is not None:  # a Python bool per sample: vmap cannot return it
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
     if a.shape != other.shape:
         return False
     x, y = _arrays(a, other)
@@ -1344,12 +1348,17 @@ def equal(a, other):
 
 @register()
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if a._level is not None or getattr(b, "_level", None) is not None:  # (as equal)
+        raise RuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue at "
+                           "https://github.com/pytorch/pytorch/issues if you need this feature.")
     return bool(np.allclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @register()
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return wrap(np.isclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    x, y = _arrays(a, b)
+    return Compare.apply(a, b if isinstance(b, Tensor) else y,
+                         functools.partial(np.isclose, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def _arrays(a, b):
