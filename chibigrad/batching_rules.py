@@ -305,7 +305,10 @@ def dot_rule(op, args, batched, size):
 def addmm_rule(op, args, batched, size):
     bias, mat1, mat2 = args
     out = mm_rule(linalg.Mm, (mat1, mat2), batched[1:], size)
-    return out + (bias if not batched[0] else bias.reshape(size, *[1] * (out.ndim - bias.ndim), *bias.shape[1:]))
+    if not batched[0]:
+        return out + bias
+    out_ndim = out.ndim - (batched[1] or batched[2])  # a sample's
+    return out + bias.reshape(size, *[1] * (out_ndim - bias.ndim + 1), *bias.shape[1:])
 
 
 # ---- selection along a dim ----

@@ -214,3 +214,12 @@ def test_ops_outside_autograd_are_batched_too(fn):
     """Comparisons, tests and argmax-like reductions are Functions too, so torch.f(x) and x.f() both meet vmap."""
     x = torch.randn(4, 2, 3)
     np.testing.assert_array_equal(func.vmap(fn)(x).numpy(), torch.stack([fn(x[b]) for b in range(4)]).numpy())
+
+
+def test_jacobians_with_respect_to_a_layers_bias():
+    """addmm with only the bias batched (jacfwd's tangents): the rule lines the bias up with the product."""
+    layer, inputs = torch.nn.Linear(3, 2), torch.randn(4, 3)
+    out_of_bias = lambda b: func.functional_call(layer, {"bias": b}, (inputs,))  # noqa: E731
+    bias = layer.bias.detach()
+    np.testing.assert_allclose(func.jacfwd(out_of_bias)(bias).detach().numpy(),
+                               func.jacrev(out_of_bias)(bias).detach().numpy(), rtol=1e-6)
