@@ -34,7 +34,7 @@ class _Level:
 
 
 _levels = []  # the open vmaps, outermost first
-_logical = weakref.WeakValueDictionary()  # id(BatchedTensor._array) -> the BatchedTensor (see level_of)
+_logical = {}  # id(a BatchedTensor's _array) -> (its batch, level), while that array lives (see level_of)
 
 
 class BatchedTensor(Tensor):
@@ -129,7 +129,8 @@ def make(value, level):
     sample.flags.writeable = False
     t._array = sample
     t._vc = value._version_counter  # in-place changes are changes of value
-    _logical[id(sample)] = t
+    _logical[id(sample)] = (value, level)  # wrappers hand ops this array (torch.where, index keys), even
+    weakref.finalize(sample, _logical.pop, id(sample), None)  # after the BatchedTensor itself is gone
     return t
 
 
@@ -146,8 +147,7 @@ def level_of(args):
         if isinstance(a, Tensor):
             lvl = a._level
         elif isinstance(a, np.ndarray) and _logical:
-            owner = _logical.get(id(a))
-            lvl = owner._level if owner is not None and owner._array is a else None
+            lvl = _logical.get(id(a), (None, None))[1]
         else:
             continue
         if lvl is not None and (level is None or lvl > level):
@@ -308,9 +308,9 @@ def _unwrap(a, level):
     if isinstance(a, Tensor):
         return a._value if a._level == level else a
     if isinstance(a, np.ndarray) and _logical:
-        owner = _logical.get(id(a))
-        if owner is not None and owner._array is a and owner._level == level:
-            return owner._value._array
+        value, lvl = _logical.get(id(a), (None, None))
+        if lvl == level:
+            return value._array
     if isinstance(a, tuple):
         items = tuple(_unwrap(k, level) for k in a)
         return items if any(i is not k for i, k in zip(items, a)) else a

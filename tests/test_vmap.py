@@ -223,3 +223,10 @@ def test_jacobians_with_respect_to_a_layers_bias():
     bias = layer.bias.detach()
     np.testing.assert_allclose(func.jacfwd(out_of_bias)(bias).detach().numpy(),
                                func.jacrev(out_of_bias)(bias).detach().numpy(), rtol=1e-6)
+
+
+def test_an_array_of_a_temporary_batched_tensor_is_still_batched():
+    """torch.where hands the op its condition's array; the condition itself (a temporary) is gone by then."""
+    x = torch.randn(5, 4, 6)
+    got = func.vmap(lambda a: torch.where(a > 0, a, torch.zeros(6)))(x)
+    np.testing.assert_array_equal(got.numpy(), torch.where(x > 0, x, torch.zeros(6)).numpy())
