@@ -358,8 +358,9 @@ def _fallback(cls, args, kwargs, level, size, warning=True):
         warn(FALLBACK_WARNING.format(aten_name(node_name)))
     results = [cls.apply(*[_sample(a, level, b) for a in args], **kwargs) for b in range(size)]
     from .ops import stack
-    if isinstance(results[0], tuple):
-        return type(results[0])(*[make(stack(list(r)), level) for r in zip(*results)])
+    if isinstance(results[0], tuple):  # (a named tuple too)
+        return _wrap(type(results[0])(*[stack(list(r)) for r in zip(*results)]) if hasattr(results[0], "_fields")
+                     else tuple(stack(list(r)) for r in zip(*results)), level)
     return make(stack(results), level)
 
 

@@ -230,3 +230,12 @@ def test_an_array_of_a_temporary_batched_tensor_is_still_batched():
     x = torch.randn(5, 4, 6)
     got = func.vmap(lambda a: torch.where(a > 0, a, torch.zeros(6)))(x)
     np.testing.assert_array_equal(got.numpy(), torch.where(x > 0, x, torch.zeros(6)).numpy())
+
+
+def test_the_fallback_stacks_each_output_of_an_op_with_several(monkeypatch):
+    monkeypatch.delitem(batching_rules.rules, torch.ops.shape.Split)
+    x = torch.randn(3, 5)
+    with pytest.warns(UserWarning, match="aten::split"):
+        pieces = func.vmap(lambda a: a.split(2))(x)
+    assert [p.shape for p in pieces] == [(3, 2), (3, 2), (3, 1)]
+    np.testing.assert_array_equal(pieces[1].numpy(), x[:, 2:4].numpy())
