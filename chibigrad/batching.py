@@ -126,7 +126,8 @@ def make(value, level):
     t = object.__new__(BatchedTensor)
     t._value, t._level = value, level
     sample = value._array[0, ...]  # (a view even for a 0-d sample)
-    sample.flags.writeable = False
+    if isinstance(sample, np.ndarray):  # (CuPy's arrays cannot be made read-only)
+        sample.flags.writeable = False
     t._array = sample
     t._vc = value._version_counter  # in-place changes are changes of value
     _logical[id(sample)] = (value, level)  # wrappers hand ops this array (torch.where, index keys), even
@@ -146,7 +147,7 @@ def level_of(args):
             continue
         if isinstance(a, Tensor):
             lvl = a._level
-        elif isinstance(a, np.ndarray) and _logical:
+        elif _logical and hasattr(a, "ndim"):  # an array (of any device)
             lvl = _logical.get(id(a), (None, None))[1]
         else:
             continue
@@ -307,7 +308,7 @@ def _unwrap(a, level):
     """A batched argument of ``level`` as its whole batch (first dim); anything else as it is."""
     if isinstance(a, Tensor):
         return a._value if a._level == level else a
-    if isinstance(a, np.ndarray) and _logical:
+    if _logical and not isinstance(a, Tensor) and hasattr(a, "ndim"):
         value, lvl = _logical.get(id(a), (None, None))
         if lvl == level:
             return value._array

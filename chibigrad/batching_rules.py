@@ -16,6 +16,7 @@ returns NotImplemented for a case it leaves to that loop (indices that differ pe
 """
 import numpy as np
 
+from . import _device
 from .nn import _functions as nnf
 from .ops import linalg, pointwise, reduction, selection, shape
 from .tensor import Tensor, wrap, wrap_dim
@@ -45,8 +46,8 @@ def with_batch(x, batched, size):
     """``x`` as a batch: repeated ``size`` times if it is not one (for ops that need every operand batched)."""
     if batched:
         return x
-    if isinstance(x, np.ndarray):
-        return np.broadcast_to(x, (size, *x.shape))
+    if not isinstance(x, Tensor):  # an array (index arrays come as arrays)
+        return _device.array_module(x).broadcast_to(x, (size, *x.shape))
     return x.unsqueeze(0).expand(size, *x.shape)
 
 
@@ -233,8 +234,10 @@ def _batch_key(key):
     """An index key for one sample as a key for the batch, or None where the batch dim would move
     (numpy puts the dims of index arrays separated by a slice first)."""
     items = key if isinstance(key, tuple) else (key,)
-    arrays = [i for i, k in enumerate(items) if isinstance(k, (np.ndarray, list))]
-    if arrays and arrays != list(range(arrays[0], arrays[-1] + 1)):
+    if not any(isinstance(k, list) or getattr(k, "ndim", 0) > 0 for k in items):
+        return (slice(None), *items)  # basic indexing: every dim stays where it is
+    advanced = [i for i, k in enumerate(items) if isinstance(k, (list, int, np.integer)) or hasattr(k, "ndim")]
+    if advanced != list(range(advanced[0], advanced[-1] + 1)):  # (with arrays, integers are advanced too)
         return None
     return (slice(None), *items)
 
@@ -317,7 +320,7 @@ def addmm_rule(op, args, batched, size):
 def gather_rule(op, args, batched, size):
     a, dim, index, *rest = args
     ndim = max(sample_ndim(a, batched[0]), 1)
-    rest = [with_batch(r, b, size) if isinstance(r, (Tensor, np.ndarray)) else r for r, b in zip(rest, batched[3:])]
+    rest = [with_batch(r, b, size) if hasattr(r, "ndim") else r for r, b in zip(rest, batched[3:])]
     return op.apply(with_batch(a, batched[0], size), shifted(dim, ndim), with_batch(index, batched[2], size), *rest)
 
 
@@ -361,7 +364,7 @@ def layer_norm_rule(op, args, batched, size):
 @rule(nnf.MseLoss, nnf.SmoothL1Loss, nnf.HuberLoss, nnf.BinaryCrossEntropy, nnf.BinaryCrossEntropyWithLogits)
 def pointwise_loss_rule(op, args, batched, size):
     """Losses that are element-wise, then a mean or a sum: per element for the batch, then reduced per sample."""
-    tensors = [i for i, a in enumerate(args) if isinstance(a, (Tensor, np.ndarray))]
+    tensors = [i for i, a in enumerate(args) if hasattr(a, "ndim")]
     ndim = max(sample_ndim(args[i], batched[i]) for i in tensors)
     lined = [with_batch(a, b, size) if i in tensors[:2] else a for i, (a, b) in enumerate(zip(args, batched))]
     lined = [a.reshape(size, *[1] * (ndim - a.ndim + 1), *a.shape[1:]) if i in tensors[:2] and a.ndim <= ndim
@@ -382,14 +385,14 @@ def nll_rule(op, args, batched, size):
     logp, target, weight, reduction_, ignore_index = args
     logp, target = with_batch(logp, batched[0], size), with_batch(target, batched[1], size)
     classes = logp.shape[-1]
-    losses = op.apply(logp.reshape(-1, classes), np.ascontiguousarray(target).reshape(-1), weight, "none",
-                      ignore_index)
+    losses = op.apply(logp.reshape(-1, classes), target.reshape(-1), weight, "none", ignore_index)
     if reduction_ == "none":
         return losses.reshape(target.shape)
     per_sample = losses.reshape(size, -1).sum(1)
     if reduction_ == "sum":
         return per_sample
-    t = np.ascontiguousarray(target).reshape(size, -1)
-    w = np.ones(classes, dtype=losses._array.dtype) if weight is None else weight
-    total = np.where(t != ignore_index, w[np.where(t != ignore_index, t, 0)], 0).sum(1)
+    xp = _device.array_module(target)
+    t = target.reshape(size, -1)
+    w = xp.ones(classes, dtype=losses._array.dtype) if weight is None else weight
+    total = xp.where(t != ignore_index, w[xp.where(t != ignore_index, t, 0)], 0).sum(1)
     return per_sample / wrap(total.astype(losses._array.dtype))

@@ -239,3 +239,11 @@ def test_the_fallback_stacks_each_output_of_an_op_with_several(monkeypatch):
         pieces = func.vmap(lambda a: a.split(2))(x)
     assert [p.shape for p in pieces] == [(3, 2), (3, 2), (3, 1)]
     np.testing.assert_array_equal(pieces[1].numpy(), x[:, 2:4].numpy())
+
+
+@pytest.mark.parametrize("fn", [lambda a: a[[0, 2], :, 1], lambda a: a[:, [0, 2], 1], lambda a: a[1, 2:, None, 0],
+                                lambda a: a[..., torch.tensor([3, 0])]])
+def test_indexing_keeps_the_batch_where_numpy_would_move_it(fn):
+    """Index arrays separated by a slice put their dims first in numpy: such keys run sample by sample."""
+    x = torch.randn(3, 4, 5, 6)
+    np.testing.assert_array_equal(func.vmap(fn)(x).numpy(), torch.stack([fn(x[b]) for b in range(3)]).numpy())
