@@ -250,7 +250,7 @@ def index_rule(op, args, batched, size):
                            "to batch over indexing with a boolean mask.")
     full = _batch_key(key)
     if batched[1] or full is None:  # indices that differ per sample: one sample at a time
-        return _loop(op, args, batched, size)
+        return NotImplemented
     return op.apply(a, full)
 
 
@@ -259,7 +259,7 @@ def index_grad_rule(op, args, batched, size):
     grad, key, in_shape = args
     full = _batch_key(key)
     if batched[1] or full is None:
-        return _loop(op, args, batched, size)
+        return NotImplemented
     return op.apply(grad, full, (size, *in_shape))
 
 
@@ -268,16 +268,11 @@ def index_put_rule(op, args, batched, size):
     dst, key, value = args
     full = _batch_key(key)
     if batched[1] or full is None:
-        return _loop(op, args, batched, size)
+        return NotImplemented
     if batched[2]:  # a value per sample, lined up with the picked elements of a sample
         picked = dst[0][key].ndim if batched[0] else dst[key].ndim
         value = value.reshape(size, *[1] * (picked - value.ndim + 1), *value.shape[1:])
     return op.apply(with_batch(dst, batched[0], size), full, value)
-
-
-def _loop(op, args, batched, size):
-    """What a rule returns for a case it leaves to a loop over the samples (without the fallback's warning)."""
-    return NotImplemented
 
 
 # ---- products: matmul treats leading dims as a batch ----
@@ -328,7 +323,7 @@ def gather_rule(op, args, batched, size):
 def index_select_rule(op, args, batched, size):
     a, dim, index, *rest = args
     if batched[2]:
-        return _loop(op, args, batched, size)
+        return NotImplemented
     ndim = max(sample_ndim(a, batched[0]), 1)
     rest = [with_batch(r, b, size) if isinstance(r, Tensor) else r for r, b in zip(rest, batched[3:])]
     return op.apply(with_batch(a, batched[0], size), shifted(dim, ndim), index, *rest)
@@ -347,7 +342,7 @@ def nonzero_rule(op, args, batched, size):
 def embedding_rule(op, args, batched, size):
     weight, indices, padding_idx = args
     if batched[0]:
-        return _loop(op, args, batched, size)
+        return NotImplemented
     return op.apply(weight, indices, padding_idx)
 
 

@@ -42,7 +42,7 @@ def select(t, d, b):
 def test_vmap_of_every_op_equals_the_loop(name, recwarn):
     fn = OPS[name][0]
     for dims, tensors in cases(name):
-        expected = torch.stack([fn(*[select(t, d, b) for t, d in zip(tensors, dims)]) for b in range(BATCH)])  # the loop
+        expected = torch.stack([fn(*[select(t, d, b) for t, d in zip(tensors, dims)]) for b in range(BATCH)])
         got = func.vmap(fn, in_dims=tuple(dims))(*tensors)
         assert got.shape == expected.shape, (name, dims)
         np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12, err_msg=f"{name} {dims}")
