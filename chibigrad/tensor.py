@@ -93,7 +93,8 @@ class Tensor:
     _backward_hooks = None
     _post_accumulate_hooks = None
     _grad_accumulator = None
-    _fw_grad = None  # forward mode: (level, tangent), see autograd/forward_ad.py
+    _fw_grad = None  # forward mode: {level: tangent}, see autograd/forward_ad.py
+    _level = None  # inside vmap: the level of a BatchedTensor (chibigrad/batching.py)
     _is_inference = False
     _wrapped_number = False
     _base = None  # the tensor a view looks into

@@ -20,6 +20,7 @@ SCRIPTS = {
     "bench_gpu.py": "same first loss on every device: yes",
     "bench_read_path.py": "y = (a * b).sum(); y.backward() enters",
     "bench_compile.py": "compiled / numpy floor:",
+    "bench_vmap.py": "jacrev / one batched VJP:",
 }
 
 

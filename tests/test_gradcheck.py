@@ -355,6 +355,7 @@ OPS = {
     "cat": (lambda a, b: torch.cat([a, b]), [leaf(2, 3), leaf(1, 3, seed=1)]),
     "cat_dim1": (lambda a, b: torch.cat((a, b), dim=1), [leaf(2, 3), leaf(2, 1, seed=1)]),
     "stack": (lambda a, b: torch.stack([a, b], 1), [leaf(2, 3), leaf(2, 3, seed=1)]),
+    "movedim": (lambda a: torch.movedim(a, (0, 2), (2, 0)), [leaf(2, 3, 4)]),
     "split": (lambda a: a.split(2), [leaf(5, 2)]),
     "split_sections": (lambda a: torch.split(a, [1, 2], dim=1), [leaf(2, 3)]),
     "chunk": (lambda a: a.chunk(2, dim=1), [leaf(2, 3)]),

@@ -40,3 +40,14 @@ def test_what_chibigrad_lacks_says_so():
         torch.linalg.svd
     with pytest.raises(NotImplementedError, match="ord='fro'"):
         torch.linalg.matrix_norm(_matrix(2), ord="nuc")
+
+
+@pytest.mark.parametrize("function", [
+    torch.linalg.inv, torch.linalg.det, lambda a: torch.linalg.slogdet(a).logabsdet,
+    lambda a: torch.linalg.solve(a, torch.arange(6.0, dtype=torch.float64).reshape(3, 2)),
+    lambda a: torch.linalg.solve(a, a[0] * 2),
+    lambda a: torch.linalg.cholesky(_spd(a)), lambda a: torch.linalg.cholesky(_spd(a), upper=True),
+])
+def test_forward_mode(function):
+    a = _matrix(3).requires_grad_()
+    assert gradcheck(function, (a,), check_forward_ad=True)

@@ -126,6 +126,8 @@ OPS = {
     "transpose": (lambda a: a.transpose(0, 1) * torch.arange(2.), lambda a: a.T * np.arange(2.), [rand((2, 3))]),
     "permute": (lambda a: a.permute(2, 0, 1) * torch.arange(4.), lambda a: a.transpose(2, 0, 1) * np.arange(4.),
                 [rand((2, 4, 3))]),
+    "movedim": (lambda a: torch.movedim(a, 0, -1) * torch.arange(2.), lambda a: np.moveaxis(a, 0, -1) * np.arange(2.),
+                [rand((2, 3, 2))]),
     "T": (lambda a: a.T * torch.arange(2.), lambda a: a.T * np.arange(2.), [rand((2, 3))]),
     "t": (lambda a: a.t() * torch.arange(2.), lambda a: a.T * np.arange(2.), [rand((2, 3))]),
     "expand": (lambda a: a.expand(4, 3) * torch.arange(12.).reshape(4, 3),

@@ -6,22 +6,28 @@ the op's ``jvp`` rule (the Jacobian-vector product J v, beside ``backward`` in e
 so one forward pass gives the directional derivative of the whole program. ``unpack_dual``
 reads the tangent back. Leaving the level forgets every tangent made in it.
 
-A tensor stores its tangent as ``(level, tangent)``: a tangent of a level that has ended is
-simply never read again, so exiting a level has nothing to clean up. As in PyTorch, levels do
-not nest, and a Function's ``forward`` and ``jvp`` run with forward mode off, on plain values.
+A tensor stores its tangents as ``{level: tangent}``: a tangent of a level that has ended is
+simply never read again, so exiting a level has nothing to clean up. As in PyTorch, the levels
+``dual_level`` opens do not nest, but ``torch.func.jvp``'s do (``jacfwd(jacfwd(f))``): an op meets
+the innermost level first, and a Function's ``forward`` and ``jvp`` run at the level outside it
+(with forward mode off when there is none), so the tangents' own computation is differentiated
+by the outer level.
 """
 import collections
 import contextlib
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import views
+from . import transforms, views
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
 
 class _State:
-    level = None  # the open level (an int), or None: Function.apply checks this on every op
+    level = None  # the innermost open level (an int), or None
     next_level = 0
+
+    def __init__(self):
+        self.open = []  # the open levels, outermost first
 
 
 _state = _State()
@@ -34,8 +40,25 @@ def enter_dual_level():
     """Open a level (prefer ``with dual_level():``); returns its number."""
     if _state.level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    return _push()
+
+
+def _push():
     _state.level = _state.next_level
+    _state.next_level += 1
+    _state.open.append(_state.level)
+    transforms.state.open += 1
     return _state.level
+
+
+@contextlib.contextmanager
+def nested_level():
+    """A level inside the open one (torch.func.jvp's): the outer level differentiates the inner one's tangents."""
+    level = _push()
+    try:
+        yield level
+    finally:
+        exit_dual_level(level=level)
 
 
 def exit_dual_level(*, level=None):
@@ -43,8 +66,10 @@ def exit_dual_level(*, level=None):
     if level is not None and level != _state.level:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This is "
                            "not supported.")
-    _state.level = None
-    _state.next_level += 1
+    if _state.level is not None:
+        transforms.state.open -= 1
+        _state.open.pop()
+    _state.level = _state.open[-1] if _state.open else None
 
 
 class dual_level(contextlib.ContextDecorator):  # noqa: N801 - PyTorch's name
@@ -60,7 +85,7 @@ class dual_level(contextlib.ContextDecorator):  # noqa: N801 - PyTorch's name
 def _tangent(t):
     """``t``'s tangent at the open level, or None."""
     fw = t._fw_grad
-    return fw[1] if fw is not None and fw[0] == _state.level else None
+    return None if fw is None else fw.get(_state.level)
 
 
 def make_dual(tensor, tangent, *, level=None):
@@ -83,7 +108,7 @@ def make_dual(tensor, tangent, *, level=None):
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
     dual = tensor.view_as(tensor)
-    dual._fw_grad = (_state.level, tangent)
+    dual._fw_grad = {**(dual._fw_grad or {}), _state.level: tangent}
     return dual
 
 
@@ -99,31 +124,41 @@ def unpack_dual(tensor, *, level=None):
 
 @contextlib.contextmanager
 def _forward_mode_off():
-    """Plain values inside: a Function's forward and jvp see no tangents (as in PyTorch)."""
-    level, _state.level = _state.level, None
+    """The level outside the innermost one (None: plain values): a Function's forward and jvp see no
+    tangents of this level (as in PyTorch)."""
+    level = _state.level
+    i = _state.open.index(level)
+    _state.level = _state.open[i - 1] if i else None
     try:
         yield
     finally:
         _state.level = level
 
 
-def apply_with_tangents(cls, args, kwargs):
+def apply_with_tangents(cls, args, kwargs, ctxs=None):
     """``cls.apply`` while a level is open: the usual forward (and reverse-mode recording), then
-    ``cls.jvp(ctx, *tangents)`` for the outputs' tangents. Inputs without a tangent get zeros."""
-    _apply = _function()._apply
+    ``cls.jvp(ctx, *tangents)`` for the outputs' tangents. Inputs without a tangent get zeros.
+    ``ctxs``, if given, receives the ctx forward ran with (an inner level's jvp needs it)."""
     tangents = [_tangent(a) if isinstance(a, _tensor.Tensor) else None for a in args]
     if all(t is None for t in tangents):
         with _forward_mode_off():
-            return _apply(cls, args, kwargs)
-    ctxs = []
+            return _apply_outside(cls, args, kwargs, ctxs)
+    ctxs = [] if ctxs is None else ctxs
     with _forward_mode_off():
-        outputs = _apply(cls, args, kwargs, ctxs)
-        ctx = ctxs[0]
+        outputs = _apply_outside(cls, args, kwargs, ctxs)
+        ctx = ctxs[-1]
         out_tangents = _run_jvp(cls, ctx, args, outputs, tangents)
     for out, t in zip(_as_tuple(outputs), _as_tuple(out_tangents)):
         if isinstance(out, _tensor.Tensor) and t is not None and out.dtype.is_floating_point:
             _attach(ctx, out, t)
     return outputs
+
+
+def _apply_outside(cls, args, kwargs, ctxs):
+    """``cls.apply`` at the level outside the innermost one (``_forward_mode_off`` made it the open one)."""
+    if _state.level is not None:
+        return apply_with_tangents(cls, args, kwargs, ctxs)
+    return _function()._apply(cls, args, kwargs, ctxs)
 
 
 def _run_jvp(cls, ctx, args, outputs, tangents):
@@ -171,7 +206,7 @@ def _zeros_for(a):
 def _attach(ctx, out, tangent):
     """Give ``out`` its tangent; a node that saved ``out`` for backward keeps the tensor itself (not only
     its array), so that a backward run inside the level sees the tangent too (forward over reverse)."""
-    out._fw_grad = (_state.level, tangent)
+    out._fw_grad = {**(out._fw_grad or {}), _state.level: tangent}
     for saved in getattr(ctx, "_saved", ()):
         if saved is not None and saved._tensor is None and saved._data is out._array:
             saved._tensor = out
@@ -191,17 +226,17 @@ def inplace(target, result):
     if target._base is not None:
         base = target._base
         if _tangent(base) is None:
-            base._fw_grad = (_state.level, zeros_like(base))
+            base._fw_grad = {**(base._fw_grad or {}), _state.level: zeros_like(base)}
         _tangent(base)._array.flat[views.view_positions(target._array, base._array)] = values._array.ravel()
     old = _tangent(target)
     if old is not None:
         old._array[...] = values._array
     elif new is not None:
-        target._fw_grad = (_state.level, new)
+        target._fw_grad = {**(target._fw_grad or {}), _state.level: new}
 
 
 def set_tangent(tensor, tangent):
     """Give ``tensor`` (a detached copy made by a torch.func transform) a tangent: the transforms cut the graph
     between an outer transform and an inner one, but an outer jvp's tangent must flow on (jacfwd(jacrev(f)))."""
-    tensor._fw_grad = (_state.level, tangent)
+    tensor._fw_grad = {**(tensor._fw_grad or {}), _state.level: tangent}
     return tensor

@@ -12,7 +12,7 @@ import functools
 import inspect
 
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import anomaly_mode, forward_ad, grad_mode, views
+from . import anomaly_mode, grad_mode, transforms, views
 from .node import Node, PackedSavedTensor, SavedTensor, _saved_tensors_hooks
 
 
@@ -129,8 +129,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; if an input needs a gradient, record ctx as the outputs' grad_fn."""
-        if forward_ad._state.level is not None:  # a dual level is open: the outputs may get tangents
-            return forward_ad.apply_with_tangents(cls, args, kwargs)
+        if transforms.state.open:  # a vmap or a dual level is open (autograd/transforms.py)
+            return transforms.apply(cls, args, kwargs)
         return _apply(cls, args, kwargs)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _device
 from .. import tensor as _tensor  # bound lazily: tensor.py imports this package
-from . import forward_ad, grad_mode
+from . import forward_ad, grad_mode, transforms
 from .engine import call_node
 from .node import Node
 
@@ -52,7 +52,7 @@ def recorded_inplace(tensor, op, *args, **kwargs):
                                "performing the operation.")
     if not (grad_mode.is_grad_enabled() and (tensor.requires_grad or any(
             isinstance(a, Tensor) and a.requires_grad for a in args))):
-        return write_result(tensor, op(tensor, *args, **kwargs))
+        return write_result(tensor, _result(op, tensor, args, kwargs))
     check_inplace(tensor)  # a leaf that requires grad stops here, so tensor is a non-leaf or needs no grad
     if tensor._multi_output is not None:
         nr, name = tensor._multi_output
@@ -63,11 +63,19 @@ def recorded_inplace(tensor, op, *args, **kwargs):
     snapshot = _tensor.wrap(tensor._array.copy())
     snapshot._grad_fn, snapshot._output_nr = tensor.grad_fn, tensor._output_nr
     snapshot._fw_grad = tensor._fw_grad
-    result = op(snapshot, *args, **kwargs)
+    result = _result(op, snapshot, args, kwargs)
     write_result(tensor, result)
     if tensor._base is not None and result._grad_fn not in (None, snapshot._grad_fn):
         rebase_history(tensor, result._grad_fn)
     return tensor
+
+
+def _result(op, tensor, args, kwargs):
+    """The out-of-place op's result, which must fit in ``tensor``."""
+    result = op(tensor, *args, **kwargs)
+    if result._level is not None and tensor._level is None:  # vmap: a batch into one sample (chibigrad/batching.py)
+        raise transforms.state.batching.inplace_error(op, tensor, result)
+    return result
 
 
 def check_inplace(tensor):

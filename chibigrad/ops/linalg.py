@@ -19,7 +19,10 @@ class Mm(Function):
     def forward(ctx, a, b):
         save_needed(ctx, a, b)
         ctx.mat2_column_major = _column_major(b._array)
-        return wrap(a._array @ b._array)
+        x, y = a._array, b._array
+        if x.shape[-1] == 1:  # an outer product (per-sample gradients make batches of them): numpy's matmul
+            return wrap(x * y)  # takes 10-30x longer than this broadcast product, which gives the same numbers
+        return wrap(x @ y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -368,6 +371,10 @@ class Inv(Function):
         inverse, = ctx.saved_tensors
         return -(inverse.mT @ grad @ inverse.mT)
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return -(ctx.result @ ta @ ctx.result)
+
 
 @register("inverse")
 def inverse(a):
@@ -394,6 +401,10 @@ class Det(Function):
                                       "an SVD for singular ones)")
         return (grad * det)[..., None, None] * inverse(a).mT
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ctx.result * _trace_of_solve(ctx.primals[0], ta)  # d det A = det A tr(A^-1 dA)
+
 
 @register("det")
 def det(a):
@@ -417,6 +428,16 @@ class Slogdet(Function):
     def backward(ctx, _, grad):
         a, _ = ctx.saved_tensors
         return grad[..., None, None] * inverse(a).mT
+
+    @staticmethod
+    def jvp(ctx, ta):
+        sign, _ = ctx.result
+        return sign * 0, _trace_of_solve(ctx.primals[0], ta)
+
+
+def _trace_of_solve(a, ta):
+    """tr(A^-1 dA): the sum of A^-1 times dA transposed, element by element."""
+    return (inverse(a) * ta.mT).sum((-2, -1))
 
 
 @register("slogdet")
@@ -446,6 +467,13 @@ class Solve(Function):
             return -(grad_b[..., :, None] * x[..., None, :]), grad_b
         grad_b = solve(a.mT, grad)
         return -(grad_b @ x.mT), grad_b
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, x = ctx.primals[0], ctx.result
+        if ctx.vector:
+            return solve(a, tb - (ta @ x[..., None])[..., 0])  # dX = A^-1 (dB - dA X)
+        return solve(a, tb - ta @ x)
 
 
 def solve(a, b, *, left=True):
@@ -489,6 +517,16 @@ class Cholesky(Function):
         p = 0.5 * (p + p.tril(-1).mT)
         low_inv = inverse(low)
         return low_inv.mT @ p @ low_inv, None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        """dL = L phi(L^-1 dA L^-T), phi: the lower triangle with its diagonal halved."""
+        low = ctx.result.mT if ctx.upper else ctx.result
+        low_inv = inverse(low)
+        inner = low_inv @ ta @ low_inv.mT
+        half_diagonal = 1 - 0.5 * wrap(np.eye(low.shape[-1], dtype=low._array.dtype))
+        tangent = low @ (inner.tril() * half_diagonal)
+        return tangent.mT if ctx.upper else tangent
 
 
 def _first_bad_minor(matrix):

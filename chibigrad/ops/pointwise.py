@@ -8,6 +8,8 @@ Below each Function, ``register`` declares the function a program calls: ``mul``
 Broadcasting needs no code here: the engine sums each returned gradient back
 to its input's shape (see ``engine._fit``), as PyTorch's engine does.
 """
+import functools
+
 import numpy as np
 
 from .. import _device, _dtype as _dtypes
@@ -1246,11 +1248,30 @@ def _rng(generator):
 
 # ---- comparisons and logic: results are bool tensors, never differentiable ----
 
+class Compare(Function):
+    """Comparisons and tests (``x > 0``, ``isnan``): numpy's ``fn`` on one or two operands, a bool
+    result that is never differentiable. A Function all the same, so that vmap meets them as it
+    meets every op (its batching rule, chibigrad/batching_rules.py)."""
+
+    @staticmethod
+    def forward(ctx, a, other, fn):
+        if other is _UNARY:
+            return wrap(fn(a._array))
+        x, y = a._array, other._array if isinstance(other, Tensor) else other
+        if isinstance(other, Tensor) and type(x) is not type(y):
+            x, y = cpu_scalars(x, y)
+        return wrap(fn(x, y))
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None  # a bool result has no tangent
+
+
+_UNARY = "unary"  # Compare's ``other`` for a test of one tensor (isnan)
+
+
 def _compare(a, other, fn):
-    x, y = a._array, other._array if isinstance(other, Tensor) else other
-    if isinstance(other, Tensor) and type(x) is not type(y):
-        x, y = cpu_scalars(x, y)
-    return wrap(fn(x, y))
+    return Compare.apply(a, other, fn)
 
 
 @register("eq", "__eq__", torch=False)
@@ -1295,33 +1316,35 @@ def bitwise_or(a, other):
 
 @register("__invert__", torch=False)
 def bitwise_not(a):
-    return wrap(~a._array)
+    return Compare.apply(a, _UNARY, np.invert)
 
 
 @register("logical_not", torch=False)
 def logical_not(a):
-    return wrap(np.logical_not(a._array))
+    return Compare.apply(a, _UNARY, np.logical_not)
 
 
 @register("isnan")
 def isnan(a):
     """Where the values are nan: a bool tensor, outside autograd (as every comparison)."""
-    return wrap(np.isnan(a._array))
+    return Compare.apply(a, _UNARY, np.isnan)
 
 
 @register("isinf")
 def isinf(a):
-    return wrap(np.isinf(a._array))
+    return Compare.apply(a, _UNARY, np.isinf)
 
 
 @register("isfinite")
 def isfinite(a):
     """Neither nan nor infinite: the check a training loop makes on its loss before stepping."""
-    return wrap(np.isfinite(a._array))
+    return Compare.apply(a, _UNARY, np.isfinite)
 
 
 @register("equal")
 def equal(a, other):
+    if a._level is not None or other._level is not None:  # a Python bool per sample: vmap cannot return it
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
     if a.shape != other.shape:
         return False
     x, y = _arrays(a, other)
@@ -1330,12 +1353,17 @@ def equal(a, other):
 
 @register()
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if a._level is not None or getattr(b, "_level", None) is not None:  # (as equal)
+        raise RuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue at "
+                           "https://github.com/pytorch/pytorch/issues if you need this feature.")
     return bool(np.allclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @register()
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return wrap(np.isclose(*_arrays(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    x, y = _arrays(a, b)
+    return Compare.apply(a, b if isinstance(b, Tensor) else y,
+                         functools.partial(np.isclose, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def _arrays(a, b):

@@ -222,12 +222,25 @@ def argmin(a, dim=None, keepdim=False):
 
 
 def _arg(fn, a, dim, keepdim):
-    if dim is None:
-        return wrap(fn(a._array).astype(np.int64))
-    dim = wrap_dim(dim, a.ndim)
-    if not a.ndim:  # a 0-d tensor's only element
-        return wrap(np.zeros_like(a._array, dtype=np.int64))
-    return wrap(fn(a._array, axis=dim, keepdims=keepdim).astype(np.int64))
+    return ArgReduce.apply(a, fn, dim, keepdim)
+
+
+class ArgReduce(Function):
+    """argmax and argmin (numpy's ``fn``): int64 indices, never differentiable. A Function so that vmap
+    meets them as every op (chibigrad/batching_rules.py)."""
+
+    @staticmethod
+    def forward(ctx, a, fn, dim, keepdim):
+        if dim is None:
+            return wrap(fn(a._array).astype(np.int64))
+        dim = wrap_dim(dim, a.ndim)
+        if not a.ndim:  # a 0-d tensor's only element
+            return wrap(np.zeros_like(a._array, dtype=np.int64))
+        return wrap(fn(a._array, axis=dim, keepdims=keepdim).astype(np.int64))
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None
 
 
 class Prod(Function):
@@ -545,13 +558,25 @@ def logsumexp(a, dim, keepdim=False):
 
 # ---- logical reductions: bool results, never differentiable ----
 
+class LogicalReduce(Function):
+    """all and any (numpy's ``fn``) over ``dim`` (None: every dim): bool results, a Function as ArgReduce."""
+
+    @staticmethod
+    def forward(ctx, a, fn, dim):
+        return wrap(fn(a._array, axis=None if dim is None else wrap_dim(dim, a.ndim)))
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None
+
+
 @register("all")
 @numpy_names
 def all(a, dim=None):  # noqa: A001
-    return wrap(a._array.all(axis=None if dim is None else wrap_dim(dim, a.ndim)))
+    return LogicalReduce.apply(a, np.all, dim)
 
 
 @register("any")
 @numpy_names
 def any(a, dim=None):  # noqa: A001
-    return wrap(a._array.any(axis=None if dim is None else wrap_dim(dim, a.ndim)))
+    return LogicalReduce.apply(a, np.any, dim)

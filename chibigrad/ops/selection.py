@@ -259,9 +259,21 @@ def topk(a, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     return _return_types.topk(*Topk.apply(a, dim, largest, k))
 
 
+class Nonzero(Function):
+    """The indices of the non-zero elements: one row per element (or, as_tuple, one tensor per dim).
+    Never differentiable; a Function so that vmap meets it (and refuses it: the size depends on the values)."""
+
+    @staticmethod
+    def forward(ctx, a, as_tuple):
+        if as_tuple:
+            return tuple(wrap(np.asarray(i, dtype=np.int64)) for i in a._array.nonzero())
+        return wrap(np.argwhere(a._array).astype(np.int64, copy=False))
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None
+
+
 @register("nonzero")
 def nonzero(a, *, as_tuple=False):
-    """The indices of the non-zero elements: one row per element (or, as_tuple, one tensor per dim)."""
-    if as_tuple:
-        return tuple(wrap(np.asarray(i, dtype=np.int64)) for i in a._array.nonzero())
-    return wrap(np.argwhere(a._array).astype(np.int64, copy=False))
+    return Nonzero.apply(a, as_tuple)

@@ -256,6 +256,17 @@ def permute(a, *dims):
     return Permute.apply(a, axes)
 
 
+@register("movedim")
+def movedim(a, source, destination):
+    """Dims ``source`` moved to ``destination`` (ints or tuples of them), the others in order: a permute."""
+    source = [wrap_dim(d, a.ndim) for d in (source if isinstance(source, (tuple, list)) else (source,))]
+    destination = [wrap_dim(d, a.ndim) for d in (destination if isinstance(destination, (tuple, list))
+                                                 else (destination,))]
+    rest = iter([d for d in range(a.ndim) if d not in source])
+    placed = dict(zip(destination, source))
+    return permute(a, [placed[i] if i in placed else next(rest) for i in range(a.ndim)])
+
+
 T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
