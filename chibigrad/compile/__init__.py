@@ -32,6 +32,7 @@ from ..nn.modules.module import Module
 from ..optim.optimizer import Optimizer
 from ..tensor import Tensor, wrap
 from .graph import DataCheckFailed, Graph, Node
+from .audit import Audit
 from .guards import Sources, compile_guard
 from .passes import eliminate_copies, eliminate_dead_code, expand_scalars, rematerialize, reuse_buffers, simplify
 from .tracer import GraphBreak, SymScalar, TracedArray, Tracer, register_hook_caller, register_phase
@@ -89,7 +90,7 @@ class CompiledFunction:
                              f"{sorted(DEFAULT_OPTIONS)}")
         self._cache, self._entries, self._latest = {}, [], None
         self.compile_count, self.recompile_reasons, self.graph_breaks = 0, [], []
-        self.eager_calls, self._limit_warned = 0, False
+        self.eager_calls, self._limit_warned, self.side_effects = 0, False, None
         self.__wrapped__ = fn
 
     @property
@@ -112,10 +113,13 @@ class CompiledFunction:
         return getattr(self.fn, name)
 
     def __call__(self, *args, **kwargs):
+        if self.side_effects:  # the step changes Python state: every call runs eagerly
+            self.eager_calls += 1
+            return self.fn(*args, **kwargs)
         for entry in self._entries:  # the guards of each graph, most recent first
             try:
                 slots = entry.guard(args, kwargs)
-            except (LookupError, AttributeError, TypeError):  # something the guard reads is gone
+            except (LookupError, AttributeError, TypeError, ValueError):  # something the guard reads is gone
                 slots = None
             if slots is not None:
                 break
@@ -176,6 +180,8 @@ class CompiledFunction:
         if reason:
             entry.eager_reason = reason
             self.graph_breaks.append(reason)
+            if reason.startswith(_SIDE_EFFECT):
+                self.side_effects = reason
             log.info("chibigrad.compile: graph break in %s: %s; it runs eagerly", _name(self.fn), reason)
             if self.fullgraph:
                 raise GraphBreak(f"{reason} (fullgraph=True; this call ran eagerly)")
@@ -194,10 +200,11 @@ class CompiledFunction:
                 placeholders[id(t)] = (t, t._array, traced, traced._node)
                 t._array, t._meta = traced, None  # _meta caches the array type
         try:
-            with tracer:
+            with tracer, Audit(sources.reached, tracer.graph_break):
                 result = self.fn(*args, **kwargs)
-            after = Sources(self.fn, args, kwargs)
-            reason = tracer.broken or self._plan(entry, tracer, sources, after, placeholders, result)
+            after = Sources(self.fn, args, kwargs, replace_traced=True)
+            reason = tracer.broken or self._plan(entry, tracer, sources, after, placeholders, result) or \
+                _side_effect(sources, after)
         finally:
             for t, original, traced, _ in placeholders.values():
                 t._array, t._meta = original if t._array is traced else t._array.view(np.ndarray), None
@@ -205,7 +212,7 @@ class CompiledFunction:
                         after.slots if "after" in locals() else sources.slots)
         if not reason:
             self._generate(entry, tracer.graph)
-        return result, reason
+        return _python_numbers(result), reason
 
     def _plan(self, entry, tracer, before, after, placeholders, result):
         """Which arrays the replay returns and where they go; a reason if the step cannot be replayed."""
@@ -325,6 +332,48 @@ def _detach_all(result, slots):
             t._array, t._meta = t._array.view(np.ndarray), None
 
 
+_SIDE_EFFECT = "the step changes Python state"
+
+
+def _side_effect(before, after):
+    """The first Python value the step changed (or left a traced value in), in words; else None.
+    The graph replays array operations only, so such a step runs eagerly."""
+    if after.unreadable:
+        return f"{_SIDE_EFFECT}: it keeps an array of the trace in {after.unreadable[0]}"
+    changed = [path for path, now in after.state.items() if repr(before.state.get(path, "absent")) != repr(now)]
+    changed.sort(key=lambda path: not _is_value(after.state[path]))  # c.n before c.__dict__
+    if changed:
+        path = changed[0]
+        return (f"{_SIDE_EFFECT}: {path} ({_show_state(before.state.get(path, 'absent'))} -> "
+                f"{_show_state(after.state[path])}); side effects are not replayed")
+    gone = [path for path in before.state if path not in after.state]
+    return f"{_SIDE_EFFECT}: {gone[0]} is gone; side effects are not replayed" if gone else None
+
+
+def _is_value(record):
+    return type(record) is tuple and len(record) == 2 and record[0] in (bool, int, float, str, type(None))
+
+
+def _show_state(value):
+    if value == "absent":
+        return value
+    if type(value) is tuple and len(value) == 2 and isinstance(value[0], type):
+        kind, v = value
+        return f"{len(v) if kind is dict else v} item(s)" if kind in (list, tuple, dict) else repr(v)
+    if type(value) is tuple and value[:1] == ("object",):
+        return f"object {value[1]:#x}"
+    return repr(value)
+
+
+def _python_numbers(result):
+    """``result`` with numbers read by ``.item()`` while tracing as Python numbers, as eager gives them."""
+    if isinstance(result, SymScalar):
+        return result.value
+    if type(result) in (tuple, list):
+        return type(result)(_python_numbers(r) for r in result)
+    return result
+
+
 def _distance(old, new):
     """How many guard entries differ: the recompile reason is given against the closest graph."""
     old_d = {e[0]: e[1:] for e in old}
@@ -383,12 +432,15 @@ def compile(model=None, *, fullgraph=False, cache_size_limit=8, dynamic=None, ba
 
 
 class ExplainOutput:
-    """What ``explain`` found: the number of graphs and graph breaks, why, and the ops."""
+    """What ``explain`` found: the number of graphs and graph breaks, why, and the ops; and for a
+    compiled function that has run, why it recompiled and how many calls ran eagerly."""
 
     def __init__(self, compiled):
         self.graph_count = sum(1 for e in compiled._cache.values() if not e.eager_reason)
         self.break_reasons = list(compiled.graph_breaks)
         self.graph_break_count = len(self.break_reasons)
+        self.recompile_reasons = list(compiled.recompile_reasons)
+        self.compile_count, self.eager_calls = compiled.compile_count, compiled.eager_calls
         self.graphs = [e.graph for e in compiled._cache.values() if e.graph is not None]
         self.op_count = sum(len([n for n in g.nodes if n.op == "call"]) for g in self.graphs)
 
@@ -398,12 +450,22 @@ class ExplainOutput:
         if self.break_reasons:
             lines.append("Break Reasons:")
             lines += [f"  Break Reason {i + 1}: {r}" for i, r in enumerate(self.break_reasons)]
+        if self.recompile_reasons:
+            lines.append("Recompile Reasons:")
+            lines += [f"  Recompile Reason {i + 1}: {r}" for i, r in enumerate(self.recompile_reasons)]
+        if self.eager_calls:
+            lines.append(f"Eager Calls: {self.eager_calls} (after compiling)")
         return "\n".join(lines)
 
 
 def explain(fn):
     """``explain(fn)(*args)`` runs ``fn`` once under a fresh compile and reports its graphs and
-    graph breaks, as ``torch._dynamo.explain`` does (the call's side effects happen)."""
+    graph breaks, as ``torch._dynamo.explain`` does (the call's side effects happen).
+    ``explain(compiled)`` (a function ``chibigrad.compile`` returned) reports what its calls so
+    far did, recompiles and eager calls included, without calling it."""
+    if isinstance(fn, CompiledFunction):
+        return ExplainOutput(fn)
+
     def run(*args, **kwargs):
         compiled = CompiledFunction(fn)
         compiled(*args, **kwargs)
