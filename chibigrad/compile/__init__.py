@@ -171,7 +171,8 @@ class CompiledFunction:
                      reason)
         self.compile_count += 1
         self._cache[key] = self._latest = entry
-        entry.guard, entry.guard_code = compile_guard(sources), sources.guard_source()
+        entry.guard_code = sources.guard_source()
+        entry.guard = compile_guard(sources, entry.guard_code)
         entry.setters = [slot.set for slot in sources.slots]
         self._entries.insert(0, entry)
         start = time.perf_counter()

@@ -13,7 +13,11 @@ each slot holding a tensor or None, each Python value, and the grad mode. As in
 that reads exactly the fields the walk read, so a replay costs a few microseconds of
 guards instead of a walk.
 """
+import collections.abc
 import functools
+import inspect
+import operator
+import random
 import sys
 import types
 
@@ -147,6 +151,10 @@ class Sources:
             self._seen.add(id(obj))
             self._same(obj, path, expr)
             self._class(obj, path, depth)
+        elif isinstance(obj, _POSITIONED):  # generators, iterators, random generators: where they are now
+            self._seen.add(id(obj))
+            self._same(obj, path, expr)
+            self.state[path + " position"] = _position(obj)
         elif isinstance(obj, np.ndarray):  # frozen into the graph as a constant: the same array
             self._seen.add(id(obj))
             self._same(obj, path, expr)
@@ -305,10 +313,10 @@ class Sources:
 
     def _optimizer(self, optimizer, path, expr, depth):
         var = self._var(expr)
-        self._class(type(optimizer), path + ".__class__", depth)
-        self._attributes(optimizer, path, var, vars(optimizer), depth, skip=("param_groups", "state"))
         self._check(f"{var} is not {self._const(optimizer)} or len({var}.param_groups) != "
                     f"{len(optimizer.param_groups)}")
+        self._class(type(optimizer), path + ".__class__", depth)
+        self._attributes(optimizer, path, var, vars(optimizer), depth, skip=("param_groups", "state", "defaults"))
         for g, group in enumerate(optimizer.param_groups):
             gvar = self._var(f"{var}.param_groups[{g}]")
             self._check(f"len({gvar}) != {len(group)} or len({gvar}['params']) != {len(group['params'])}")
@@ -355,6 +363,21 @@ _MODULE_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_ba
 _TENSOR_HOOKS = ("_backward_hooks", "_post_accumulate_hooks")
 
 
+_POSITIONED = (types.GeneratorType, collections.abc.Iterator, random.Random, np.random.Generator,
+               np.random.RandomState)
+
+
+def _position(obj):
+    """What changes when a generator, an iterator or a random generator is used."""
+    if isinstance(obj, types.GeneratorType):
+        return inspect.getgeneratorstate(obj), obj.gi_frame.f_lasti if obj.gi_frame else None
+    if isinstance(obj, random.Random):
+        return hash(obj.getstate())
+    if isinstance(obj, (np.random.Generator, np.random.RandomState)):
+        return repr(obj.bit_generator.state if isinstance(obj, np.random.Generator) else obj.get_state(legacy=False))
+    return operator.length_hint(obj, -1)
+
+
 def _changed(had, var, fields):
     """A condition that is true when ``var``'s hook fields no longer match ``had`` (hooks or none):
     a truth test of the fields, cheaper than comparing ``bool(...)`` with a constant."""
@@ -362,10 +385,10 @@ def _changed(had, var, fields):
     return f"({test})" if not had else f"not ({test})"
 
 
-def compile_guard(sources):
+def compile_guard(sources, source=None):
     """The guard function of ``sources`` (see ``Sources.guard_source``)."""
     namespace = dict(sources.globals)
-    exec(compile(sources.guard_source(), "<chibigrad.compile guard>", "exec"), namespace)  # noqa: S102
+    exec(compile(source or sources.guard_source(), "<chibigrad.compile guard>", "exec"), namespace)  # noqa: S102
     return namespace["guard"]
 
 
@@ -393,10 +416,10 @@ def _library(obj):
 
 @functools.lru_cache(maxsize=1024)
 def _library_module(name):
-    if name == "__main__":  # a script or a notebook
-        return False
-    filename = getattr(sys.modules.get(name), "__file__", None)
-    return filename is None or is_library(filename)
+    if name in sys.builtin_module_names:
+        return True
+    filename = getattr(sys.modules.get(name), "__file__", None)  # None: a notebook, code given to exec
+    return filename is not None and is_library(filename)
 
 
 def _roots(fn, args, kwargs, sources):

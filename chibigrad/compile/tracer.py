@@ -367,8 +367,12 @@ def _concrete(result, mutates):
 
 
 def _retraced(result, mutates):
+    """What a call returns after a graph break: TracedArrays still, as ``_wrap`` returns them (a
+    tensor made before the break and one made after must have the same array type)."""
     if mutates is not None:
         return mutates if result is not None else None
+    if isinstance(result, np.generic):
+        return np.asarray(result).view(TracedArray)
     return result.view(TracedArray) if isinstance(result, np.ndarray) else result
 
 
