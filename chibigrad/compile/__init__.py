@@ -90,7 +90,7 @@ class CompiledFunction:
                              f"{sorted(DEFAULT_OPTIONS)}")
         self._cache, self._entries, self._latest = {}, [], None
         self.compile_count, self.recompile_reasons, self.graph_breaks = 0, [], []
-        self.eager_calls, self._limit_warned, self.side_effects = 0, False, None
+        self.eager_calls, self._limit_warned, self.side_effects, self._side_effect_traces = 0, False, None, 0
         self.__wrapped__ = fn
 
     @property
@@ -113,7 +113,7 @@ class CompiledFunction:
         return getattr(self.fn, name)
 
     def __call__(self, *args, **kwargs):
-        if self.side_effects:  # the step changes Python state: every call runs eagerly
+        if self.side_effects:  # the step changed Python state in two traces: every call runs eagerly
             self.eager_calls += 1
             return self.fn(*args, **kwargs)
         for entry in self._entries:  # the guards of each graph, most recent first
@@ -181,8 +181,9 @@ class CompiledFunction:
         if reason:
             entry.eager_reason = reason
             self.graph_breaks.append(reason)
-            if reason.startswith(_SIDE_EFFECT):
-                self.side_effects = reason
+            if reason.startswith(_SIDE_EFFECT):  # once may be a lazy initialisation; twice, it is the step
+                self._side_effect_traces += 1
+                self.side_effects = reason if self._side_effect_traces > 1 else None
             log.info("chibigrad.compile: graph break in %s: %s; it runs eagerly", _name(self.fn), reason)
             if self.fullgraph:
                 raise GraphBreak(f"{reason} (fullgraph=True; this call ran eagerly)")
