@@ -145,7 +145,7 @@ class Sources:
             self._walk(obj.__self__, path + ".__self__", f"{var}.__self__", depth + 1)
         elif isinstance(obj, types.ModuleType):
             self._seen.add(id(obj))
-            if not is_library(getattr(obj, "__file__", None) or "<frozen"):
+            if not _library_module(obj.__name__):
                 self._user_modules.append((obj, path, expr, depth))
         elif isinstance(obj, type):
             self._seen.add(id(obj))
