@@ -123,9 +123,9 @@ def generate(seed):
     return source, changes, grad_input
 
 
-def _world(source):
+def _world(code):
     namespace = {"__name__": "fuzz_program"}
-    exec(compile(source, "<fuzz program>", "exec"), namespace)  # noqa: S102 - the program generated above
+    exec(code, namespace)  # noqa: S102 - the program generated above
     return namespace
 
 
@@ -151,7 +151,8 @@ def _snapshot(ns, out):
 def run_case(seed):
     """(silent difference: a string or None, whether the compiled function visibly ran eagerly)."""
     source, changes, grad_input = generate(seed)
-    eager, compiled = _world(source), _world(source)
+    code = compile(source, "<fuzz program>", "exec")
+    eager, compiled = _world(code), _world(code)
     step = torch.compile(compiled["STEP"])
     for call, change in enumerate(changes):
         for ns in (eager, compiled):

@@ -9,14 +9,22 @@
 Why it is faster: eager autograd pays Python for every recorded node (a Function call,
 a graph node, saved tensors, the engine's bookkeeping); the generated code is only the
 numpy calls that did the arithmetic. What it costs: the step must be the same numpy
-program every time. Guards check that (shapes, dtypes, parameters, grad mode,
-optimizer hyper-parameters) and recompile when they fail; Python that depends on the
-values (``.tolist()``, ``if loss > 0``, a hook, ``print``) cannot be replayed: the step
-runs eagerly instead, and ``explain`` says where and why.
+program every time.
 
-Like torch.compile's tracing, the capture sees numpy calls and the tensors it can reach
-(arguments, closures, globals, modules, optimizers): other Python side effects of the
-step (appending to a list, a counter) happen once, while tracing.
+Its first promise is that it changes the speed and nothing else. The capture is at the
+level of numpy calls (like ``torch.jit.trace`` or ``make_fx``), not of Python bytecode as
+``torch._dynamo`` captures it, so the Python around the numpy calls is not in the graph:
+a value the step read from Python (``CFG["scale"]``, ``self.lr``, a global, a closure
+cell) was baked in as a constant. Hence the guards: before each replay they re-read every
+Python value the step can reach from its arguments, closures and globals (dict and list
+items, attributes, classes, your modules, optimizer hyper-parameters, grad mode, the default
+dtype), and recompile when one differs (``guards.py``). What the guards cannot re-read is a
+graph break, found while tracing (``audit.py``): code reached in a way they do not follow,
+iterators, random numbers, the clock. Python side effects (``c.n += 1``, ``log.append``,
+``nonlocal``) are not replayed: a step that changes Python state runs eagerly (Dynamo
+replays such writes after its graph). Data-dependent Python (``.tolist()``, ``if
+loss.item() > 0``, a hook, ``print``) cannot be replayed either: the step runs eagerly
+too. ``explain`` says where and why, ``recompile_reasons`` why a graph was traced again.
 """
 import logging
 import sys

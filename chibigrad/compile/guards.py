@@ -1,17 +1,22 @@
-"""Sources and guards: which tensors a step reads, and what must hold to replay its graph.
+"""Sources and guards: which tensors and Python values a step can read, and what must hold to
+replay its graph.
 
 A compiled step reads tensors the caller does not pass explicitly: a module's parameters
-and their ``.grad``, an optimizer's state. ``Sources`` walks from the function's
-arguments, closure variables and globals (into Modules, Optimizers, lists and dicts) and
-lists, in a fixed order, every tensor slot with a readable path (``model.0.weight.grad``)
-and every Python value the step may have baked in (a learning rate, ``module.training``).
+and their ``.grad``, an optimizer's state. It also reads Python values that the trace
+bakes into the graph as constants: ``CFG["scale"]``, ``self.lr``, a global, a closure
+cell, a class attribute. ``Sources`` walks from the function's arguments, closure
+variables and globals (into Modules, Optimizers, lists, tuples and dicts, objects'
+attributes and classes, the functions it meets and their own closures and globals, your
+modules) and lists, in a fixed order, every tensor slot with a readable path
+(``model.0.weight.grad``) and every Python value (``state``, by path).
 
 The guard of a graph checks all of that again before each replay: each tensor's shape,
-dtype, device and ``requires_grad``, the identity of parameters, modules and optimizers,
-each slot holding a tensor or None, each Python value, and the grad mode. As in
-``torch._dynamo``, the checks are generated as one Python function (``guard_source``)
-that reads exactly the fields the walk read, so a replay costs a few microseconds of
-guards instead of a walk.
+dtype, device and ``requires_grad``, the identity of parameters, modules, functions and
+arrays, each slot holding a tensor or None, each Python value (its type and value), and
+global settings (grad mode, default dtype and device). As in ``torch._dynamo``, the checks
+are generated as one Python function (``guard_source``) that reads exactly the fields the
+walk read, so a replay costs a few microseconds of guards instead of a walk. The same walk
+after the trace tells whether the step changed Python state (``state`` before and after).
 """
 import collections.abc
 import functools
