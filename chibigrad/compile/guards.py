@@ -321,7 +321,8 @@ class Sources:
         self._check(f"{var} is not {self._const(optimizer)} or len({var}.param_groups) != "
                     f"{len(optimizer.param_groups)}")
         self._class(type(optimizer), path + ".__class__", depth)
-        self._attributes(optimizer, path, var, vars(optimizer), depth, skip=("param_groups", "state"))
+        # defaults: read by add_param_group only (a new group is a new tensor slot, which the plan refuses)
+        self._attributes(optimizer, path, var, vars(optimizer), depth, skip=("param_groups", "state", "defaults"))
         for g, group in enumerate(optimizer.param_groups):
             gvar = self._var(f"{var}.param_groups[{g}]")
             self._check(f"len({gvar}) != {len(group)} or len({gvar}['params']) != {len(group['params'])}")
