@@ -464,3 +464,12 @@ def test_global_settings_are_guarded():
     finally:
         torch.set_default_dtype(torch.float32)
     assert f.recompile_reasons == ["default dtype: torch.float32 -> torch.float64"]
+
+
+def test_a_long_list_of_numbers_is_guarded_in_one_comparison():
+    data = [float(i) for i in range(100)]
+    f = torch.compile(lambda t: t * data[3])
+    f(torch.ones(2))
+    data[3] = 7.0
+    assert f(torch.ones(2)).tolist() == [7.0, 7.0]
+    assert f.recompile_reasons[0].startswith("data: '100 items, crc") and f.guards.count("return None") < 10
