@@ -161,7 +161,7 @@ class Sources:
             self._seen.add(id(obj))
             self._same(obj, path, expr)
             self.state[path + " position"] = _position(obj)
-        elif isinstance(obj, np.ndarray):  # frozen into the graph as a constant: the same array
+        elif isinstance(obj, np.ndarray) or hasattr(type(obj), "__cuda_array_interface__"):  # a constant of the graph
             self._seen.add(id(obj))
             self._same(obj, path, expr)
         elif hasattr(obj, "__dict__") and not _library(type(obj)) or isinstance(obj, LRScheduler):
