@@ -453,6 +453,7 @@ def test_what_the_guards_cannot_see_is_a_graph_break():
     assert "global random numbers" in _breaks(lambda t: t * random.random(), torch.ones(2))
     rng = np.random.default_rng(0)
     assert "rng position" in _breaks(lambda t: t * rng.random(), torch.ones(2))
+    assert "torch.manual_seed() inside the step" in _breaks(lambda t: torch.manual_seed(1) and t * 2, torch.ones(2))
 
 
 def test_global_settings_are_guarded():

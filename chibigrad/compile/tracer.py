@@ -335,7 +335,8 @@ class Tracer:
 
     def __exit__(self, *exc):
         builtins.print = self._print
-        _random.restore(self._rng)
+        if not _random.restore(self._rng):
+            self.graph_break("torch.manual_seed() inside the step: the generator it makes is Python state")
         _active.remove(self)
 
     def _print_break(self, *args, **kwargs):
