@@ -79,7 +79,8 @@ class Sources:
         """A condition that is true when chibigrad's global settings differ from now: the default
         dtype and device, the engine's node ordering, anomaly mode, saved-tensor hooks."""
         self.globals.update(dtypes=_dtype._DEFAULT_FOR_CATEGORY, devices=_device._default_device,
-                            ordering=engine._ordering, anomaly=anomaly_mode._state, saved_hooks=node._saved_tensors_hooks)
+                            ordering=engine._ordering, anomaly=anomaly_mode._state,
+                            saved_hooks=node._saved_tensors_hooks)
         now = {"default dtype": _dtype._DEFAULT_FOR_CATEGORY[2], "default device": _device._default_device[0],
                "node ordering": engine._ordering[0], "anomaly mode": anomaly_mode._state.enabled,
                "saved-tensor hooks": bool(node._saved_tensors_hooks)}
