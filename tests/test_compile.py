@@ -1,5 +1,6 @@
 """chibigrad.compile: a compiled training step gives eager's results; guards recompile;
 data-dependent Python is a graph break (the step then runs eagerly); errors name the problem."""
+import collections
 import logging
 
 import numpy as np
@@ -391,23 +392,25 @@ def test_guards_read_attributes_closures_globals_and_modules_again():
     import types
     settings = types.ModuleType("settings")  # a module of the user's, as `import settings` gives
     settings.shift = 1.0
+    settings.table = collections.OrderedDict(bias=0.0)
     box = Counter()
     box.factor = 2
     scale = [0.5]
 
     def f(t):
-        return (t * box.factor + settings.shift) * scale[0] * Counter.n
+        return (t * box.factor + settings.shift + settings.table["bias"]) * scale[0] * Counter.n
 
     compiled = torch.compile(f)
     Counter.n = 1
     try:
         expected = []
         for change in (lambda: None, lambda: setattr(box, "factor", 2.0), lambda: setattr(settings, "shift", -0.0),
-                       lambda: scale.__setitem__(0, 4.0), lambda: setattr(Counter, "n", 3)):
+                       lambda: scale.__setitem__(0, 4.0), lambda: setattr(Counter, "n", 3),
+                       lambda: settings.table.__setitem__("bias", 0.25)):
             change()
             expected.append(f(torch.ones(2)).numpy().tobytes())
             assert compiled(torch.ones(2)).numpy().tobytes() == expected[-1]
-        assert compiled.compile_count == 5 and compiled.recompile_reasons[1] == "settings.shift: 1.0 -> -0.0"
+        assert compiled.compile_count == 6 and compiled.recompile_reasons[1] == "settings.shift: 1.0 -> -0.0"
     finally:
         Counter.n = 0
 

@@ -18,6 +18,7 @@ are generated as one Python function (``guard_source``) that reads exactly the f
 walk read, so a replay costs a few microseconds of guards instead of a walk. The same walk
 after the trace tells whether the step changed Python state (``state`` before and after).
 """
+import collections
 import collections.abc
 import functools
 import inspect
@@ -132,7 +133,7 @@ class Sources:
         elif isinstance(obj, Optimizer):
             self._seen.add(id(obj))
             self._optimizer(obj, path, expr, depth)
-        elif type(obj) in (list, tuple, dict):
+        elif type(obj) in _CONTAINERS:
             self._seen.add(id(obj))
             self._container(obj, path, expr, depth)
         elif type(obj) in (set, frozenset):
@@ -196,22 +197,23 @@ class Sources:
 
     def _container(self, obj, path, expr, depth):
         var = self._var(expr)
-        self.state[path] = (type(obj), tuple(obj) if type(obj) is dict else len(obj))
-        self._check(f"type({var}) is not {type(obj).__name__} or len({var}) != {len(obj)}")
-        values = obj.values() if type(obj) is dict else obj
+        mapping = isinstance(obj, dict)
+        self.state[path] = (type(obj), tuple(obj) if mapping else len(obj))
+        self._check(f"type({var}) is not {self._const(type(obj))} or len({var}) != {len(obj)}")
+        values = obj.values() if mapping else obj
         if len(obj) > _MANY and all(type(v) in _SCALARS for v in values):  # data, not settings: one comparison
             self.state[path] = (type(obj), repr(obj))
             self.values.append((path, f"{len(obj)} items, crc {zlib.crc32(repr(obj).encode()):08x}"))
-            self._check(f"{var} != {self._const(type(obj)(obj))}")
+            self._check(f"{var} != {self._const(dict(obj) if mapping else type(obj)(obj))}")
             return
-        if type(obj) is dict:
+        if mapping:
             self._check(f"{var}.keys() != {self._const(set(obj))}")
-        items = obj.items() if type(obj) is dict else enumerate(obj)
+        items = obj.items() if mapping else enumerate(obj)
         for k, item in list(items):
             if type(k) in _SCALARS:  # other keys are not followed
                 if self.replace_traced and isinstance(item, SymScalar) and type(obj) is not tuple:
                     obj[k] = item = item.value  # a number read with .item() while tracing: the number
-                self._walk(item, f"{path}[{k!r}]", f"{var}.get({k!r})" if type(obj) is dict else f"{var}[{k}]",
+                self._walk(item, f"{path}[{k!r}]", f"{var}.get({k!r})" if mapping else f"{var}[{k}]",
                            depth + 1)
 
     def _attributes(self, obj, path, var, attributes, depth, skip=()):
@@ -371,6 +373,7 @@ class Sources:
 
 
 _MAX_DEPTH = 8
+_CONTAINERS = (list, tuple, dict, collections.OrderedDict, collections.defaultdict)
 _MANY = 32  # a container of more Python numbers or strings is compared in one go (1 == 1.0 == True there)
 _MODULE_FIELDS = ("training", "_parameters", "_buffers", "_modules", "_non_persistent_buffers_set",
                   "_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
