@@ -29,7 +29,7 @@ _LIBRARY_DIRS = tuple({os.path.dirname(os.path.dirname(os.path.abspath(__file__)
                        os.path.dirname(np.__file__) + os.sep,
                        *(sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib"))})
 _CLOCKS = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time")
-_RESUME = dis.opmap["RESUME"]  # (Python 3.11 and later) its argument is 0 where a function starts
+_RESUME = dis.opmap["RESUME"]  # (Python 3.11 and later) its argument's low bits are 0 where a function starts
 _CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x200  # generators, coroutines, async generators
 
 
@@ -76,7 +76,7 @@ class Audit:
 
     def _check_user(self, frame, code):
         if code.co_flags & _CO_GENERATOR_LIKE:
-            if code.co_code[frame.f_lasti] == _RESUME and code.co_code[frame.f_lasti + 1] == 0:
+            if code.co_code[frame.f_lasti] == _RESUME and code.co_code[frame.f_lasti + 1] & 3 == 0:
                 self._started.add(frame)
             elif frame not in self._started:
                 self.on_break(f"the step resumes {code.co_name}, a generator started before it: its position "
