@@ -14,6 +14,7 @@ Every compiled result is checked against eager first (bitwise: same numpy calls,
 """
 import sys
 import time
+import timeit
 import tracemalloc
 
 from _common import QUICK, interleaved, report  # sets one BLAS thread before numpy loads
@@ -82,6 +83,7 @@ def bench_mlp():
     median = interleaved(steps, REPEATS)
     print(f"median step: numpy floor {median['numpy'] * 1e3:.3f} ms, compiled {median['compiled'] * 1e3:.3f} ms, "
           f"eager {median['eager'] * 1e3:.3f} ms ({REPEATS} interleaved repetitions, one BLAS thread)")
+    guard_cost(compiled, (x, y), median["compiled"])
     report("compiled / numpy floor", median["compiled"] / median["numpy"], target=1.00)
     report("eager / numpy floor", median["eager"] / median["numpy"])
     blocks = interleaved(steps, max(REPEATS // BLOCK, 1), block=BLOCK)
@@ -118,6 +120,15 @@ def numpy_chain(y0, w, b):
         y = y * w + b
 
 
+def guard_cost(compiled, args, call_seconds):
+    """What checking the guards costs per call (the fastest of a few runs), against the whole call."""
+    guard = compiled._latest.guard
+    assert guard(args, {}) is not None
+    best = min(timeit.repeat(lambda: guard(args, {}), number=1000, repeat=5)) / 1000
+    checks = compiled.guards.count(": return None")
+    print(f"guard: {best * 1e6:.2f} us per call ({checks} checks), {best / call_seconds:.2%} of the compiled call")
+
+
 def bench_tiny_chain():
     torch.manual_seed(0)
     y0 = torch.rand(4, requires_grad=True)
@@ -144,6 +155,7 @@ def bench_tiny_chain():
     per_op = {name: seconds / (2 * STEPS) for name, seconds in median.items()}
     print(f"per op: numpy {per_op['numpy'] * 1e6:.2f} us; compiled {per_op['compiled'] * 1e6:.2f} us, eager "
           f"{per_op['eager'] * 1e6:.2f} us (forward + backward)")
+    guard_cost(compiled, (y0, w, b), median["compiled"])
     report("compiled op / numpy op", per_op["compiled"] / per_op["numpy"], target=4)
     report("eager op / numpy op", per_op["eager"] / per_op["numpy"])
     return same

@@ -12,12 +12,13 @@ by ``cupy/__init__.py`` (ufuncs: or ``cupyx/scipy/special/__init__.py``). Where 
 installed, ``python scripts/check_cupy_api.py`` checks the installed one.
 
 The entries were found by running tests/test_device.py, chapter 9 and the 09_gpu notebook on
-the simulated device with every call logged, plus the element-wise ufuncs chibigrad's ops name.
+the simulated device with every call logged, plus the element-wise ufuncs chibigrad's ops name
+(`all` and `any`: since gradcheck and vmap's Functions call them on device arrays).
 """
 
 # numpy functions (``__array_function__``; also the simulated array module's ``xp.<name>``)
 CUPY_FUNCTIONS = frozenset(f"numpy.{name}" for name in (
-    "amax", "amin", "arange", "argmax", "argmin", "broadcast_to", "clip", "concatenate", "cumprod",
+    "all", "amax", "amin", "any", "arange", "argmax", "argmin", "broadcast_to", "clip", "concatenate", "cumprod",
     "expand_dims", "eye", "full_like", "moveaxis", "ones_like", "reshape", "round", "split", "stack", "std",
     "swapaxes", "take_along_axis", "transpose", "var", "where", "zeros", "zeros_like",
 ))

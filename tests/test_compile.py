@@ -1,5 +1,6 @@
 """chibigrad.compile: a compiled training step gives eager's results; guards recompile;
 data-dependent Python is a graph break (the step then runs eagerly); errors name the problem."""
+import collections
 import logging
 
 import numpy as np
@@ -352,3 +353,154 @@ def test_a_folded_constant_never_reaches_the_caller():
         compiled()
         assert w.grad.item() == 1.0
         w.grad.add_(100.0)  # the caller writes into the gradient it got
+
+
+CFG = {"scale": 2.0}
+
+
+class Counter:
+    n = 0
+
+
+def test_the_issues_programs_print_what_eager_prints():
+    def g(t):
+        return t * CFG["scale"]
+
+    cg = torch.compile(g)
+    for _ in range(3):
+        cg(torch.ones(2))
+    CFG["scale"] = 3.0
+    assert cg(torch.ones(2)).tolist() == [3.0, 3.0]
+    assert cg.recompile_reasons == ["CFG['scale']: 2.0 -> 3.0"]
+    CFG["scale"] = 2.0
+
+    c = Counter()
+
+    def k(t):
+        c.n += 1
+        return t * c.n
+
+    ck = torch.compile(k)
+    assert [ck(torch.ones(1)).item() for _ in range(4)] == [1, 2, 3, 4] and c.n == 4
+    assert ck.graph_breaks[0] == "the step changes Python state: c.n (absent -> 1); side effects are not replayed"
+    report = explain(ck)
+    assert report.graph_count == 0 and report.eager_calls == 2  # traced twice (changed state twice), then eager
+    assert "Break Reason 2: the step changes Python state: c.n (1 -> 2)" in repr(report)
+
+
+def test_guards_read_attributes_closures_globals_and_modules_again():
+    import types
+    settings = types.ModuleType("settings")  # a module of the user's, as `import settings` gives
+    settings.shift = 1.0
+    settings.table = collections.OrderedDict(bias=0.0)
+    box = Counter()
+    box.factor = 2
+    scale = [0.5]
+
+    def f(t):
+        return (t * box.factor + settings.shift + settings.table["bias"]) * scale[0] * Counter.n
+
+    compiled = torch.compile(f)
+    Counter.n = 1
+    try:
+        expected = []
+        for change in (lambda: None, lambda: setattr(box, "factor", 2.0), lambda: setattr(settings, "shift", -0.0),
+                       lambda: scale.__setitem__(0, 4.0), lambda: setattr(Counter, "n", 3),
+                       lambda: settings.table.__setitem__("bias", 0.25)):
+            change()
+            expected.append(f(torch.ones(2)).numpy().tobytes())
+            assert compiled(torch.ones(2)).numpy().tobytes() == expected[-1]
+        assert compiled.compile_count == 6 and compiled.recompile_reasons[1] == "settings.shift: 1.0 -> -0.0"
+    finally:
+        Counter.n = 0
+
+
+def test_python_side_effects_run_eagerly_and_a_lazy_initialisation_compiles():
+    log = []
+
+    def logs(t):
+        y = (t * 2).sum()
+        log.append(y.item())
+        return y
+
+    compiled = torch.compile(logs)
+    for _ in range(3):
+        compiled(torch.ones(2))
+    assert log == [4.0, 4.0, 4.0] and type(log[0]) is float  # a number, not a value of the trace
+    assert "log[0] (absent -> 4.0)" in compiled.graph_breaks[0]
+
+    state = Counter()
+
+    def lazy(t):
+        if not hasattr(state, "ready"):
+            state.ready = True
+        return t * 2
+
+    compiled = torch.compile(lazy)
+    for _ in range(3):
+        compiled(torch.ones(2))
+    assert compiled.compile_count == 2 and compiled.eager_calls == 0 and len(compiled.graph_breaks) == 1
+
+
+def test_what_the_guards_cannot_see_is_a_graph_break():
+    import functools
+    import random
+
+    def mul(t, k):
+        return t * k
+
+    partial = functools.partial(mul, k=3)
+    assert "the step calls mul" in _breaks(lambda t: partial(t), torch.ones(2))
+    numbers = iter([1.0, 2.0, 3.0])
+    assert "next() reads an iterator's position" in _breaks(lambda t: t * next(numbers), torch.ones(2))
+    assert "global random numbers" in _breaks(lambda t: t * random.random(), torch.ones(2))
+    rng = np.random.default_rng(0)
+    assert "rng position" in _breaks(lambda t: t * rng.random(), torch.ones(2))
+    assert "torch.manual_seed() inside the step" in _breaks(lambda t: torch.manual_seed(1) and t * 2, torch.ones(2))
+
+
+def test_global_settings_are_guarded():
+    f = torch.compile(lambda: torch.ones(2) * 1.5)
+    f()
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert f().dtype == torch.float64
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert f.recompile_reasons == ["default dtype: torch.float32 -> torch.float64"]
+
+
+def test_a_long_list_of_numbers_is_guarded_in_one_comparison():
+    data = [float(i) for i in range(100)]
+    f = torch.compile(lambda t: t * data[3])
+    f(torch.ones(2))
+    data[3] = 7.0
+    assert f(torch.ones(2)).tolist() == [7.0, 7.0]
+    assert f.recompile_reasons[0].startswith("data: '100 items, crc") and f.guards.count("return None") < 10
+
+
+def test_another_thread_reading_the_clock_is_not_the_steps_doing():
+    """The audit watches time's clocks for the whole process while tracing; a Jupyter kernel's
+    own threads read them all the time, and that must not turn the step into a graph break."""
+    import threading
+    import time
+    stop = threading.Event()
+    reader = threading.Thread(target=lambda: [time.monotonic() for _ in iter(stop.is_set, True)], daemon=True)
+    reader.start()
+    w = torch.ones(4)
+
+    def chain(x):
+        for _ in range(200):
+            x = x * w + 1
+        return x
+
+    compiled = torch.compile(chain)
+    try:
+        for _ in range(2):
+            compiled(torch.ones(4))
+    finally:
+        stop.set()
+    assert compiled.graph_breaks == [] and compiled.eager_calls == 0
+    clocked = torch.compile(lambda x: x * time.perf_counter())
+    clocked(torch.ones(1))
+    assert "reads the clock" in clocked.graph_breaks[0]

@@ -9,14 +9,22 @@
 Why it is faster: eager autograd pays Python for every recorded node (a Function call,
 a graph node, saved tensors, the engine's bookkeeping); the generated code is only the
 numpy calls that did the arithmetic. What it costs: the step must be the same numpy
-program every time. Guards check that (shapes, dtypes, parameters, grad mode,
-optimizer hyper-parameters) and recompile when they fail; Python that depends on the
-values (``.tolist()``, ``if loss > 0``, a hook, ``print``) cannot be replayed: the step
-runs eagerly instead, and ``explain`` says where and why.
+program every time.
 
-Like torch.compile's tracing, the capture sees numpy calls and the tensors it can reach
-(arguments, closures, globals, modules, optimizers): other Python side effects of the
-step (appending to a list, a counter) happen once, while tracing.
+Its first promise is that it changes the speed and nothing else. The capture is at the
+level of numpy calls (like ``torch.jit.trace`` or ``make_fx``), not of Python bytecode as
+``torch._dynamo`` captures it, so the Python around the numpy calls is not in the graph:
+a value the step read from Python (``CFG["scale"]``, ``self.lr``, a global, a closure
+cell) was baked in as a constant. Hence the guards: before each replay they re-read every
+Python value the step can reach from its arguments, closures and globals (dict and list
+items, attributes, classes, your modules, optimizer hyper-parameters, grad mode, the default
+dtype), and recompile when one differs (``guards.py``). What the guards cannot re-read is a
+graph break, found while tracing (``audit.py``): code reached in a way they do not follow,
+iterators, random numbers, the clock. Python side effects (``c.n += 1``, ``log.append``,
+``nonlocal``) are not replayed: a step that changes Python state runs eagerly (Dynamo
+replays such writes after its graph). Data-dependent Python (``.tolist()``, ``if
+loss.item() > 0``, a hook, ``print``) cannot be replayed either: the step runs eagerly
+too. ``explain`` says where and why, ``recompile_reasons`` why a graph was traced again.
 
 On CUDA the step is traced on host copies of its tensors and the generated program runs on
 the device: its ``np`` is the tensors' array module (CuPy, which has numpy's API), and its
@@ -36,6 +44,7 @@ from ..nn.modules.module import Module
 from ..optim.optimizer import Optimizer
 from ..tensor import Tensor, wrap
 from .graph import DataCheckFailed, Graph, Node
+from .audit import Audit
 from .guards import Sources, compile_guard
 from .passes import eliminate_copies, eliminate_dead_code, expand_scalars, rematerialize, reuse_buffers, simplify
 from .tracer import GraphBreak, SymScalar, TracedArray, Tracer, register_hook_caller, register_phase
@@ -94,7 +103,7 @@ class CompiledFunction:
                              f"{sorted(DEFAULT_OPTIONS)}")
         self._cache, self._entries, self._latest = {}, [], None
         self.compile_count, self.recompile_reasons, self.graph_breaks = 0, [], []
-        self.eager_calls, self._limit_warned = 0, False
+        self.eager_calls, self._limit_warned, self.side_effects, self._side_effect_traces = 0, False, None, 0
         self.__wrapped__ = fn
 
     @property
@@ -117,10 +126,13 @@ class CompiledFunction:
         return getattr(self.fn, name)
 
     def __call__(self, *args, **kwargs):
+        if self.side_effects:  # the step changed Python state in two traces: every call runs eagerly
+            self.eager_calls += 1
+            return self.fn(*args, **kwargs)
         for entry in self._entries:  # the guards of each graph, most recent first
             try:
                 slots = entry.guard(args, kwargs)
-            except (LookupError, AttributeError, TypeError):  # something the guard reads is gone
+            except (LookupError, AttributeError, TypeError, ValueError):  # something the guard reads is gone
                 slots = None
             if slots is not None:
                 break
@@ -172,7 +184,8 @@ class CompiledFunction:
                      reason)
         self.compile_count += 1
         self._cache[key] = self._latest = entry
-        entry.guard, entry.guard_code = compile_guard(sources), sources.guard_source()
+        entry.guard_code = sources.guard_source()
+        entry.guard = compile_guard(sources, entry.guard_code)
         entry.setters = [slot.set for slot in sources.slots]
         self._entries.insert(0, entry)
         start = time.perf_counter()
@@ -181,6 +194,9 @@ class CompiledFunction:
         if reason:
             entry.eager_reason = reason
             self.graph_breaks.append(reason)
+            if reason.startswith(_SIDE_EFFECT):  # once may be a lazy initialisation; twice, it is the step
+                self._side_effect_traces += 1
+                self.side_effects = reason if self._side_effect_traces > 1 else None
             log.info("chibigrad.compile: graph break in %s: %s; it runs eagerly", _name(self.fn), reason)
             if self.fullgraph:
                 raise GraphBreak(f"{reason} (fullgraph=True; this call ran eagerly)")
@@ -204,10 +220,11 @@ class CompiledFunction:
                 placeholders[id(t)] = (t, t._array, traced, traced._node)
                 t._array, t._meta = traced, None  # _meta caches the array type
         try:
-            with tracer:
+            with tracer, Audit(sources.reached, tracer.graph_break):
                 result = self.fn(*args, **kwargs)
-            after = Sources(self.fn, args, kwargs)
-            reason = tracer.broken or self._plan(entry, tracer, sources, after, placeholders, result)
+            after = Sources(self.fn, args, kwargs, replace_traced=True)
+            reason = tracer.broken or self._plan(entry, tracer, sources, after, placeholders, result) or \
+                _side_effect(sources, after)
         finally:
             for t, original, traced, _ in placeholders.values():
                 if t._array is traced and entry.device.type == "cuda":  # it may have changed the host copy in place
@@ -217,7 +234,7 @@ class CompiledFunction:
                         after.slots if "after" in locals() else sources.slots, home)
         if not reason:
             self._generate(entry, tracer.graph)
-        return result, reason
+        return _python_numbers(result), reason
 
     def _plan(self, entry, tracer, before, after, placeholders, result):
         """Which arrays the replay returns and where they go; a reason if the step cannot be replayed."""
@@ -362,6 +379,48 @@ def _detach_all(result, slots, home):
             t._array, t._meta = home(t._array.view(np.ndarray)), None
 
 
+_SIDE_EFFECT = "the step changes Python state"
+
+
+def _side_effect(before, after):
+    """The first Python value the step changed (or left a traced value in), in words; else None.
+    The graph replays array operations only, so such a step runs eagerly."""
+    if after.unreadable:
+        return f"{_SIDE_EFFECT}: it keeps an array of the trace in {after.unreadable[0]}"
+    changed = [path for path, now in after.state.items() if repr(before.state.get(path, "absent")) != repr(now)]
+    changed.sort(key=lambda path: not _is_value(after.state[path]))  # c.n before c.__dict__
+    if changed:
+        path = changed[0]
+        return (f"{_SIDE_EFFECT}: {path} ({_show_state(before.state.get(path, 'absent'))} -> "
+                f"{_show_state(after.state[path])}); side effects are not replayed")
+    gone = [path for path in before.state if path not in after.state]
+    return f"{_SIDE_EFFECT}: {gone[0]} is gone; side effects are not replayed" if gone else None
+
+
+def _is_value(record):
+    return type(record) is tuple and len(record) == 2 and record[0] in (bool, int, float, str, type(None))
+
+
+def _show_state(value):
+    if value == "absent":
+        return value
+    if type(value) is tuple and len(value) == 2 and isinstance(value[0], type):
+        kind, v = value
+        return f"{len(v) if kind is dict else v} item(s)" if kind in (list, tuple, dict) else repr(v)
+    if type(value) is tuple and value[:1] == ("object",):
+        return f"object {value[1]:#x}"
+    return repr(value)
+
+
+def _python_numbers(result):
+    """``result`` with numbers read by ``.item()`` while tracing as Python numbers, as eager gives them."""
+    if isinstance(result, SymScalar):
+        return result.value
+    if type(result) in (tuple, list):
+        return type(result)(_python_numbers(r) for r in result)
+    return result
+
+
 def _distance(old, new):
     """How many guard entries differ: the recompile reason is given against the closest graph."""
     old_d = {e[0]: e[1:] for e in old}
@@ -421,12 +480,15 @@ def compile(model=None, *, fullgraph=False, cache_size_limit=8, dynamic=None, ba
 
 
 class ExplainOutput:
-    """What ``explain`` found: the number of graphs and graph breaks, why, and the ops."""
+    """What ``explain`` found: the number of graphs and graph breaks, why, and the ops; and for a
+    compiled function that has run, why it recompiled and how many calls ran eagerly."""
 
     def __init__(self, compiled):
         self.graph_count = sum(1 for e in compiled._cache.values() if not e.eager_reason)
         self.break_reasons = list(compiled.graph_breaks)
         self.graph_break_count = len(self.break_reasons)
+        self.recompile_reasons = list(compiled.recompile_reasons)
+        self.compile_count, self.eager_calls = compiled.compile_count, compiled.eager_calls
         self.graphs = [e.graph for e in compiled._cache.values() if e.graph is not None]
         self.op_count = sum(len([n for n in g.nodes if n.op == "call"]) for g in self.graphs)
 
@@ -436,12 +498,22 @@ class ExplainOutput:
         if self.break_reasons:
             lines.append("Break Reasons:")
             lines += [f"  Break Reason {i + 1}: {r}" for i, r in enumerate(self.break_reasons)]
+        if self.recompile_reasons:
+            lines.append("Recompile Reasons:")
+            lines += [f"  Recompile Reason {i + 1}: {r}" for i, r in enumerate(self.recompile_reasons)]
+        if self.eager_calls:
+            lines.append(f"Eager Calls: {self.eager_calls} (after compiling)")
         return "\n".join(lines)
 
 
 def explain(fn):
     """``explain(fn)(*args)`` runs ``fn`` once under a fresh compile and reports its graphs and
-    graph breaks, as ``torch._dynamo.explain`` does (the call's side effects happen)."""
+    graph breaks, as ``torch._dynamo.explain`` does (the call's side effects happen).
+    ``explain(compiled)`` (a function ``chibigrad.compile`` returned) reports what its calls so
+    far did, recompiles and eager calls included, without calling it."""
+    if isinstance(fn, CompiledFunction):
+        return ExplainOutput(fn)
+
     def run(*args, **kwargs):
         compiled = CompiledFunction(fn)
         compiled(*args, **kwargs)

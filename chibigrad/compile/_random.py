@@ -22,5 +22,8 @@ def swap(on_draw):
 
 
 def restore(real):
-    if isinstance(creation._generator[0], _Watched):  # manual_seed inside the step replaced it: keep that
-        creation._generator[0] = real
+    """Put the generator back; False if the step replaced it (``manual_seed``): that one stays."""
+    if not isinstance(creation._generator[0], _Watched):
+        return False
+    creation._generator[0] = real
+    return True

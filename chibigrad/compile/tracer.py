@@ -335,7 +335,8 @@ class Tracer:
 
     def __exit__(self, *exc):
         builtins.print = self._print
-        _random.restore(self._rng)
+        if not _random.restore(self._rng):
+            self.graph_break("torch.manual_seed() inside the step: the generator it makes is Python state")
         _active.remove(self)
 
     def _print_break(self, *args, **kwargs):
@@ -367,8 +368,12 @@ def _concrete(result, mutates):
 
 
 def _retraced(result, mutates):
+    """What a call returns after a graph break: TracedArrays still, as ``_wrap`` returns them (a
+    tensor made before the break and one made after must have the same array type)."""
     if mutates is not None:
         return mutates if result is not None else None
+    if isinstance(result, np.generic):
+        return np.asarray(result).view(TracedArray)
     return result.view(TracedArray) if isinstance(result, np.ndarray) else result
 
 
