@@ -1,0 +1,204 @@
+"""Hidden cases as seeded recipes, rebuilt on both sides of the pipe, and the observers that read results.
+
+A recipe is plain data (``{"recipe": "random_graph", "seed": 3}``). The judge turns it into a *program*
+(:func:`program`: leaves, then operations on earlier values, all numpy) and runs it on chibigrad to compute
+the expected answer; the student process runs the same program on the notebook's own classes and calls the
+student's function on it. Inputs may reach the student process this way; expected answers never do.
+
+An *observer* (student side) reads a result as plain data the judge can check: node ids instead of node
+objects, a leaf's ``.grad`` as an array, whether an input array was changed in place.
+
+Copied into the student process with the runner: keep it free of chibigrad and of anything that answers an
+exercise.
+"""
+import numpy as np
+
+SHAPES = ((2, 3), (3,), (1, 3), (2, 1), ())  # broadcast together: every result has one of these shapes
+UNARY, BINARY = ("tanh", "sum"), ("add", "sub", "mul")
+
+
+# ---- programs: the graphs of 01b_engine (and any assignment that builds graphs op by op) -------------------------
+
+def program(recipe):
+    """``{"leaves": [(array, requires_grad)], "ops": [(op, a, b, number)]}`` for a recipe; value i is leaf i,
+    then op i - len(leaves); an op reads earlier values a (and b, or a Python ``number``)."""
+    kind = recipe["recipe"]
+    if kind == "random_graph":
+        return _random_program(recipe["seed"], recipe.get("n_ops", 25))
+    if kind == "chain":  # x * factor * factor ... (n products): n nodes in a row
+        return {"leaves": [(np.array(1.0), True)],
+                "ops": [("scale", i, -1, recipe.get("factor", 1.00001)) for i in range(recipe["n"])]}
+    if kind == "squarings":  # y = x squared k times: k nodes, each with two edges to the one below (2**k paths)
+        return {"leaves": [(np.array(recipe.get("value", 1.0)), True)],
+                "ops": [("mul", i, i, 0.0) for i in range(recipe["k"])]}
+    if kind == "ops":  # written out by the judge: small named cases
+        return {"leaves": [(np.asarray(a, dtype=np.float64), bool(r)) for a, r in recipe["leaves"]],
+                "ops": [tuple(op) for op in recipe["ops"]]}
+    raise ValueError(f"unknown recipe {kind!r}")
+
+
+def _random_program(seed, n_ops):
+    """Values reused often (shared subexpressions), one constant (no gradient), broadcasting shapes; binary
+    results go through tanh so values stay near 1. The output always needs a gradient."""
+    rng = np.random.default_rng(seed)
+    leaves = [(rng.uniform(0.5, 1.5, SHAPES[rng.integers(len(SHAPES))]), True) for _ in range(4)]
+    leaves.append((rng.uniform(0.5, 1.5, SHAPES[0]), False))
+    ops, count = [], len(leaves)
+    for _ in range(n_ops):
+        a = count - 1 - min(int(rng.geometric(0.4)) - 1, count - 1)
+        kind = rng.random()
+        if kind < 0.25:
+            ops.append(("tanh", a, -1, 0.0))
+        elif kind < 0.32:
+            ops.append(("sum", a, -1, 0.0))
+        else:
+            ops.append((BINARY[rng.integers(3)], a, int(rng.integers(count)), 0.0))
+            ops.append(("tanh", count, -1, 0.0))
+            count += 1
+        count += 1
+    if not requires_grad(leaves, ops)[-1]:  # only the constant was used: tie the output to a leaf
+        ops.append(("add", count - 1, 0, 0.0))
+    return {"leaves": leaves, "ops": ops}
+
+
+def requires_grad(leaves, ops):
+    """Which values need a gradient (have a node): leaves that require it, and ops on any such value."""
+    needs = [bool(r) for _, r in leaves]
+    for op, a, b, _ in ops:
+        needs.append(needs[a] or (b >= 0 and needs[b]))
+    return needs
+
+
+def run(prog, leaf, apply):
+    """Every value of ``prog``: ``leaf(array, requires_grad)`` makes a leaf, ``apply(op, x, y, number)`` an op."""
+    values = [leaf(array, r) for array, r in prog["leaves"]]
+    for op, a, b, number in prog["ops"]:
+        values.append(apply(op, values[a], values[b] if b >= 0 else None, number))
+    return values
+
+
+def apply_op(op, x, y, number):
+    """One op on any tensor type with PyTorch's method names (the small engine's and chibigrad's)."""
+    if op == "tanh":
+        return x.tanh()
+    if op == "sum":
+        return x.sum()
+    if op == "scale":
+        return x * number
+    return {"add": x.__add__, "sub": x.__sub__, "mul": x.__mul__}[op](y)
+
+
+def node_edges(prog):
+    """The small engine's graph of ``prog`` as ids: ``{value id: [child value id or None]}`` for every value
+    that has a node (a leaf's node has no edges). Computed from the program alone."""
+    needs = requires_grad(prog["leaves"], prog["ops"])
+    edges = {i: [] for i, (_, r) in enumerate(prog["leaves"]) if r}
+    for k, (op, a, b, _) in enumerate(prog["ops"]):
+        i = len(prog["leaves"]) + k
+        if needs[i]:
+            inputs = [a] if op in UNARY or op == "scale" else [a, b]
+            edges[i] = [j if needs[j] else None for j in inputs]
+    return edges
+
+
+def grad_for(shape, seed):
+    """The gradient backward starts from, drawn from ``seed`` once the output's shape is known."""
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# ---- the student side: building a case and observing the result ------------------------------------------------
+
+class Key:
+    """A stand-in for a node where only identity matters (a dict key)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+
+def build(recipe, namespace):
+    """``(args, context)`` for the student's function; ``namespace`` is the notebook's (its classes)."""
+    kind = recipe["recipe"]
+    if kind == "args":  # inputs the judge wrote out (arrays, numbers)
+        return tuple(recipe["args"]), {}
+    if kind in ("random_graph", "chain", "squarings", "ops"):
+        Tensor = namespace["Tensor"]
+        prog = program(recipe)
+        values = run(prog, lambda a, r: Tensor(a, requires_grad=r), apply_op)
+        out = values[-1]
+        ids = {id(v.node): i for i, v in enumerate(values) if v.node is not None}
+        leaves = [v for v, (_, r) in zip(values, prog["leaves"]) if r]
+        context = {"ids": ids, "values": values, "leaves": leaves, "times": recipe.get("times", 1),
+                   "retain_graph": bool(recipe.get("retain_graph"))}
+        if recipe.get("pass") == "root":
+            return (out.node,), context
+        args = (out,)
+        if "grad_seed" in recipe:
+            args += (grad_for(np.shape(out.data), recipe["grad_seed"]),)
+        elif recipe.get("grad_ones"):
+            args += (np.ones(np.shape(out.data)),)
+        if recipe.get("retain_graph"):
+            args += (True,)
+        return args, context
+    if kind == "accumulate":  # accumulate(buffers, key, grad, shape), once per call of the recipe
+        node, other = Key("node"), Key("other")
+        first = recipe.get("first")
+        buffers = {} if first is None else {node: first.copy(), other: first.copy()}
+        shared = recipe["calls"][0][0].copy()  # "shared": one array handed to every call (AddBackward0 does)
+        grads = [shared if recipe.get("shared") else g.copy() for g, _, _ in recipe["calls"]]
+        context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
+                   "calls": recipe["calls"], "recipe_first": first}
+        return (buffers,), context
+    raise ValueError(f"unknown recipe {kind!r}")
+
+
+def _reachable(root):
+    """The small engine's nodes reachable from ``root`` (the runner's own walk)."""
+    found, todo = ({root}, [root]) if root is not None else (set(), [])
+    while todo:
+        for child in todo.pop().edges:
+            if child is not None and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def observe(what, fn, args, context, call):
+    """Call the student's ``fn`` as ``what`` needs (``call(fn, *args)`` runs it under the runner's limits)
+    and read the result as plain data."""
+    if what == "value":
+        return call(fn, *args)
+    if what == "node_ids":
+        order = call(fn, *args)
+        if not isinstance(order, list):
+            return {"type": type(order).__name__, "ids": []}
+        return {"type": "list", "ids": [context["ids"].get(id(n), -1) for n in order]}
+    if what == "grads":  # backward, as many times as asked; then every leaf's .grad and what was freed
+        saving = [node for node in _reachable(context["values"][-1].node) if node.saved]
+        call(fn, *args)
+        for _ in range(context.get("times", 1) - 1):
+            call(fn, *args)
+        grads = [None if leaf.grad is None else np.asarray(leaf.grad, dtype=np.float64) for leaf in context["leaves"]]
+        freed = all(node.saved is None for node in saving)
+        again = None
+        if saving and not context["retain_graph"]:  # a second backward through freed nodes must raise
+            try:
+                fn(*args)
+            except Exception as err:
+                again = (type(err).__name__, str(err)[:500])
+            else:
+                again = ("", "")
+        return {"grads": grads, "freed": freed, "had_saved": bool(saving), "again": again}
+    if what == "buffers":
+        buffers, keys = args[0], context["keys"]
+        for grad, (original, target, shape) in zip(context["grads"], context["calls"]):
+            call(fn, buffers, keys[target], grad, tuple(shape))
+        read = {name: None if key not in buffers else np.asarray(buffers[key], dtype=np.float64)
+                for name, key in keys.items()}
+        originals = [c[0] for c in context["calls"]]
+        return {**read, "grads_unchanged": all(np.array_equal(g, o) for g, o in zip(context["grads"], originals)),
+                "first_unchanged": context["first"] is None or np.array_equal(context["first"],
+                                                                              context["recipe_first"])}
+    raise ValueError(f"unknown observer {what!r}")
