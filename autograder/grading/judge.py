@@ -37,7 +37,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from nbclient.util import ensure_async, run_sync
 
-from . import protocol
+from . import protocol, sandbox
 
 EXERCISES = Path(__file__).resolve().parent / "exercises"
 RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
@@ -165,12 +165,11 @@ class JudgeMixin:
         return super().preprocess(nb, resources, km)
 
     def kernel_env(self):
-        """The kernel's environment: the student lib ahead of anything on the path."""
-        env = dict(os.environ)
-        if self._assignment:
-            env["PYTHONPATH"] = os.pathsep.join([str(student_lib())] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
-                                                                        else []))
-        return env
+        """The kernel's environment: for a judged assignment only the allowlisted variables
+        (``sandbox.student_environment``) and the student lib ahead of anything on the path."""
+        if not self._assignment:
+            return dict(os.environ)
+        return sandbox.student_environment(PYTHONPATH=str(student_lib()))
 
     async def async_start_new_kernel(self, **kwargs):
         kwargs.setdefault("env", self.kernel_env())

@@ -37,6 +37,22 @@ import signal
 import sys
 
 POLICY_ENV = "AUTOGRADER_SANDBOX"
+# the environment a student process starts from: these names and prefixes of the grader's, nothing else
+# (an instructor's tokens, the grader's paths and settings never reach student code or its output)
+ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
+             "PYTHONHASHSEED", "IPYTHONDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "JUPYTER_RUNTIME_DIR", POLICY_ENV,
+             "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "SYSTEMROOT")
+ENV_PREFIXES = ("LC_", "CHIBIGRAD_", "JPY_", "CUDA_", "NVIDIA_")
+
+
+def student_environment(environ=None, **overrides):
+    """The allowlisted part of ``environ`` (default: this process's), with ``overrides``: what a process
+    running student code gets. Everything else (``CANVAS_API_TOKEN``, cloud keys, the grader's settings)
+    stays behind."""
+    environ = os.environ if environ is None else environ
+    env = {k: v for k, v in environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+    env.update(overrides)
+    return env
 
 # ---- Landlock (include/uapi/linux/landlock.h); the syscall numbers are the same on every architecture
 
