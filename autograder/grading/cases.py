@@ -151,7 +151,51 @@ def build(recipe, namespace):
         context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
                    "calls": recipe["calls"], "recipe_first": first}
         return (buffers,), context
+    if kind == "function":  # a custom Function's inputs (06b): tensors of one dtype, tangents, constant arguments
+        import chibigrad as torch
+        dtype = getattr(torch, recipe.get("dtype", "float64"))
+        inputs = [torch.tensor(a, dtype=dtype) for a in recipe["inputs"]]
+        tangents = [None if t is None else torch.tensor(t, dtype=dtype) for t in recipe["tangents"]]
+        return (), {"inputs": inputs, "tangents": tangents, "extra": list(recipe.get("extra", ()))}
     raise ValueError(f"unknown recipe {kind!r}")
+
+
+def _forward_mode(cls, context, call, program):
+    """Run ``program(cls)`` in forward mode with ``cls.jvp`` counted; what came out, as data."""
+    import chibigrad as torch
+    from chibigrad.autograd import Function
+    if not (isinstance(cls, type) and issubclass(cls, Function)):
+        return {"type": "not a Function", "value": None, "primal": None, "float32": False, "jvp_calls": 0,
+                "apply_replaced": False}
+    replaced = any("apply" in vars(c) for c in cls.__mro__[:cls.__mro__.index(Function)])
+    counted, rule = [], cls.__dict__.get("jvp")
+    if rule is not None:
+        inner = rule.__func__ if isinstance(rule, staticmethod) else rule
+        cls.jvp = staticmethod(lambda ctx, *tangents: counted.append(1) or inner(ctx, *tangents))
+    try:
+        out = call(program, cls)
+    finally:
+        if rule is not None:
+            cls.jvp = rule
+    primal = None
+    if isinstance(out, tuple):  # (primal, tangent) from unpack_dual, or (value, jvp) from torch.func.jvp
+        primal, out = out
+    read = lambda t: t.detach().numpy().astype(np.float64) if isinstance(t, torch.Tensor) else None  # noqa: E731
+    return {"type": type(out).__name__, "value": read(out), "primal": read(primal),
+            "float32": isinstance(out, torch.Tensor) and out.dtype == torch.float32, "jvp_calls": len(counted),
+            "apply_replaced": replaced}
+
+
+def _dual_run(context):
+    """``cls -> (primal, tangent)`` of ``cls.apply`` on the context's inputs, tangents attached."""
+    import chibigrad.autograd.forward_ad as fwAD
+
+    def program(cls):
+        with fwAD.dual_level():
+            args = [x if t is None else fwAD.make_dual(x, t) for x, t in zip(context["inputs"], context["tangents"])]
+            out = cls.apply(*args, *context["extra"])
+            return tuple(fwAD.unpack_dual(out)) if hasattr(out, "shape") else (None, out)
+    return program
 
 
 def _reachable(root):
@@ -201,4 +245,16 @@ def observe(what, fn, args, context, call):
         return {**read, "grads_unchanged": all(np.array_equal(g, o) for g, o in zip(context["grads"], originals)),
                 "first_unchanged": context["first"] is None or np.array_equal(context["first"],
                                                                               context["recipe_first"])}
+    if what == "tangent":  # forward mode through the student's Function (06b)
+        return _forward_mode(fn, context, call, _dual_run(context))
+    if what == "func_jvp":  # torch.func.jvp of a small program using the Function
+        from chibigrad import func
+        x, v = context["inputs"][0], context["tangents"][0]
+        return _forward_mode(fn, context, call, lambda cls: func.jvp(
+            lambda t: cls.apply(t * 2, *context["extra"]).sum(), (x,), (v,)))
+    if what == "jacfwd":  # torch.func.jacfwd in the first input, the others fixed
+        from chibigrad import func
+        x, rest = context["inputs"][0], context["inputs"][1:]
+        return _forward_mode(fn, context, call, lambda cls: func.jacfwd(
+            lambda t: cls.apply(t, *rest, *context["extra"]))(x))
     raise ValueError(f"unknown observer {what!r}")

@@ -113,8 +113,7 @@ assert close(tangent, central_difference(Softplus.apply, [x], [v])), "jvp disagr
 big = forward_jvp(Softplus.apply, [f64([800.0, -800.0])], [f64([2.0, 2.0])])
 assert close(big, [2.0, 0.0]), f"x = +-800 with tangent 2: expected [2, 0], got {big} (use sigmoid, not exp/(1+exp))"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_softplus(Softplus)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, softplus
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="atan2-text"
@@ -165,8 +164,7 @@ assert tangent is not None and tuple(tangent.shape) == (3, 4), \
 assert close(tangent, central_difference(Atan2.apply, [y, x], [yt, xt])), \
     "broadcasting y (3, 1) against x (4,): jvp disagrees with central differences"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_atan2(Atan2)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, atan2
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="normalize-text"
@@ -217,8 +215,7 @@ for dim in (0, 1, -1):
 along = forward_jvp(lambda t: Normalize.apply(t, 1), [f64([[3.0, 4.0]])], [f64([[3.0, 4.0]])])
 assert close(along, [[0.0, 0.0]]), f"moving x along itself does not change x / |x|: expected 0, got {along}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_normalize(Normalize)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, normalize
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="inverse-text"
@@ -267,8 +264,7 @@ tangent = forward_jvp(Inverse.apply, [A], [V])
 assert close(tangent, central_difference(Inverse.apply, [A], [V])), \
     "a batch of two 3 x 3 matrices: jvp disagrees with central differences"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_inverse(Inverse)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, inverse
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
