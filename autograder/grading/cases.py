@@ -151,6 +151,10 @@ def build(recipe, namespace):
         context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
                    "calls": recipe["calls"], "recipe_first": first}
         return (buffers,), context
+    if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
+        return (), {"recipe": recipe}
+    if kind == "compiled_step":
+        return (), {"optimizer": recipe["optimizer"]}
     if kind == "function":  # a custom Function's inputs (06b): tensors of one dtype, tangents, constant arguments
         import chibigrad as torch
         dtype = getattr(torch, recipe.get("dtype", "float64"))
@@ -257,4 +261,179 @@ def observe(what, fn, args, context, call):
         x, rest = context["inputs"][0], context["inputs"][1:]
         return _forward_mode(fn, context, call, lambda cls: func.jacfwd(
             lambda t: cls.apply(t, *rest, *context["extra"]))(x))
+    if what == "graph_pass":  # a compile pass (or dead_nodes) on a fresh graph; the graph after it, as data
+        return _graph_pass(fn, context["recipe"], call)
+    if what == "compiled_params":  # a real step compiled with the pass, and without it
+        return {"with": call(compiled_params, context["optimizer"], [fn]),
+                "without": compiled_params(context["optimizer"], [])}
     raise ValueError(f"unknown observer {what!r}")
+
+
+# ---- compiled graphs (07b): built on both sides, read back as data -----------------------------------------------
+
+_BINARY_NP, _UNARY_NP = ("add", "multiply", "subtract", "maximum"), ("tanh", "negative", "abs")
+_NUMBERS = (1, 1.0, 2, 0.5, True)
+
+
+def compile_graph(recipe):
+    """A ``chibigrad.compile`` Graph for a recipe: ``random`` (placeholders, constants, element-wise calls,
+    repeats, writes with ``out=``), ``ints`` (equal numbers of other types), ``chain``, ``kwargs`` (calls that
+    differ only in a keyword argument), ``nested`` (Nodes inside a tuple argument), or a traced ``step``."""
+    from chibigrad.compile.graph import Graph
+    kind = recipe["graph"]
+    g = Graph()
+    if kind == "random":
+        _random_compile_graph(g, recipe["seed"], recipe.get("n_ops", 30), recipe.get("writes", True))
+        if recipe.get("check") is not None:  # a data check on a node (Python branched on its value)
+            g.check(g.nodes[recipe["check"]], False, "forward")
+    if kind == "ints":
+        a = g.placeholder("a", np.arange(4))
+        outs = [g.call(np.multiply, "np.multiply", (a, k), {}, a.value * k, "forward") for k in (2, 2.0)]
+        outs += [g.call(np.equal, "np.equal", (a, k), {}, a.value == k, "forward") for k in (1, True, 1.0)]
+        g.output(outs)
+    elif kind == "chain":  # x, a dead call beside, then n calls each reading the previous one
+        x = g.placeholder("x", np.ones(1))
+        g.call(np.negative, "np.negative", (x,), {}, -x.value, "forward")
+        prev = x
+        for _ in range(recipe["n"]):
+            prev = g.call(np.add, "np.add", (prev, 1.0), {}, prev.value + 1.0, "forward")
+        g.output([prev])
+    elif kind == "kwargs":  # round(x, decimals=1) and round(x, decimals=2): one target, one positional argument
+        x = g.placeholder("x", np.array([0.123456, 2.987654]))
+        c = g.constant(np.array([0.55555, 1.44444]))
+        outs = [g.call(np.round, "np.round", (v,), {"decimals": d}, np.round(v.value, decimals=d), "forward")
+                for v in (x, c) for d in (1, 2)]
+        g.output(outs)
+    elif kind == "nested":  # concatenate((x, c)) reads a placeholder inside a tuple; concatenate((c, d)) only constants
+        x = g.placeholder("x", np.array([0.5, -1.0]))
+        c, d = g.constant(np.array([2.0, 3.0])), g.constant(np.array([4.0]))
+        mixed = g.call(np.concatenate, "np.concatenate", ((x, c),), {}, np.concatenate((x.value, c.value)), "forward")
+        both = g.call(np.concatenate, "np.concatenate", ((c, d),), {}, np.concatenate((c.value, d.value)), "forward")
+        g.output([g.call(np.tanh, "np.tanh", (mixed,), {}, np.tanh(mixed.value), "forward"), both])
+    elif kind == "step":
+        return traced_step(recipe["optimizer"])
+    return g
+
+
+def _random_compile_graph(g, seed, n_ops, writes):
+    rng = np.random.default_rng(seed)
+    values = [g.placeholder(f"x{i}", rng.uniform(-1, 1, 3)) for i in range(2)]
+    values += [g.constant(rng.uniform(-1, 1, 3)) for _ in range(2)]
+    pure = []
+    for _ in range(n_ops):
+        r = rng.random()
+        if pure and r < 0.25:  # the same call again
+            old = pure[rng.integers(len(pure))]
+            value = old.target(*[a.value if hasattr(a, "op") else a for a in old.args])
+            node = g.call(old.target, old.target_name, old.args, {}, value, "forward")
+        elif writes and r < 0.35:  # a write into an earlier value or a constant
+            target, other = values[rng.integers(2, len(values))], values[rng.integers(len(values))]
+            if target.storage == other.storage or not isinstance(target.value, np.ndarray):
+                continue
+            np.add(target.value, other.value, out=target.value)
+            g.call(np.add, "np.add", (target, other), {"out": (target,)}, target.value, "forward", mutates=target)
+            continue
+        elif r < 0.55:
+            fn = getattr(np, _UNARY_NP[rng.integers(len(_UNARY_NP))])
+            a = values[rng.integers(len(values))]
+            node = g.call(fn, f"np.{fn.__name__}", (a,), {}, fn(a.value), "forward")
+        else:
+            fn = getattr(np, _BINARY_NP[rng.integers(len(_BINARY_NP))])
+            a = values[rng.integers(len(values))]
+            b = values[rng.integers(len(values))] if rng.random() < 0.7 else _NUMBERS[rng.integers(len(_NUMBERS))]
+            node = g.call(fn, f"np.{fn.__name__}", (a, b), {}, fn(a.value, b.value if hasattr(b, "op") else b),
+                          "forward")
+        values.append(node)
+        pure.append(node)
+    outputs = [values[i] for i in rng.choice(np.arange(4, len(values)), size=min(4, len(values) - 4), replace=False)]
+    g.output(outputs)
+    return g
+
+
+def _model_step(optimizer, seed):
+    """A small model, its optimizer and ``step(x, y)`` (two linear layers, SiLU written out: 1 + exp repeats)."""
+    import chibigrad as torch
+    import chibigrad.nn.functional as F
+    from chibigrad import nn, optim
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 4))
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9) if optimizer == "SGD" else \
+        optim.Adam(model.parameters(), lr=0.01)
+
+    def step(x, y):
+        opt.zero_grad()
+        z = model[0](x)
+        loss = F.cross_entropy(model[2](z * torch.sigmoid(z)), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return model, step, (torch.tensor(np.random.default_rng(seed).standard_normal((6, 5)), dtype=torch.float32),
+                         torch.tensor([0, 1, 2, 3, 0, 1]))
+
+
+def traced_step(optimizer):
+    """The traced graph of a steady training step (the optimizer's state exists)."""
+    from chibigrad.compile import trace
+    _, step, (x, y) = _model_step(optimizer, 2)
+    step(x, y)
+    return trace(step, x, y)
+
+
+def compiled_params(optimizer, passes):
+    """A step compiled with ``passes`` (None: eager) run 4 times: the parameters, the graph's call count and
+    whether the graph's ``python_code`` was replaced on the instance."""
+    import chibigrad as torch
+    model, step, (x, y) = _model_step(optimizer, 1)
+    run = step if passes is None else torch.compile(step, options={"passes": passes})
+    for _ in range(4):
+        run(x, y)
+    graph = getattr(run, "graph", None)
+    return {"params": [p.detach().numpy().astype(np.float64) for p in model.parameters()],
+            "calls": -1 if graph is None else sum(n.op == "call" for n in graph.nodes),
+            "code_replaced": graph is not None and "python_code" in vars(graph)}
+
+
+def _refs(obj, ids):
+    """Arguments as data: a Node becomes ``("@node", id)``; numbers, strings, arrays, tuples, lists, dicts stay."""
+    if hasattr(obj, "op") and hasattr(obj, "target_name"):
+        return ("@node", ids.setdefault(id(obj), len(ids)))
+    if type(obj) in (tuple, list):
+        return type(obj)(_refs(x, ids) for x in obj)
+    if type(obj) is dict:
+        return {str(k): _refs(v, ids) for k, v in obj.items()}
+    if isinstance(obj, (bool, int, float, str, np.ndarray, np.generic)) or obj is None:
+        return obj
+    return ("@other", type(obj).__name__)
+
+
+def graph_data(graph, ids):
+    """``graph.nodes`` as data the judge can read and run: each node's id (``ids``: id(node) -> number, the
+    original nodes' given before a pass), op, target's name, arguments, the node it writes, its storage (as a
+    number), and a new constant's value."""
+    storages, nodes = {}, []
+    for node in graph.nodes:
+        number = ids.setdefault(id(node), len(ids))
+        value = node.value if node.op == "constant" and isinstance(node.value, (np.ndarray, np.generic, int, float)) \
+            else None
+        nodes.append({"id": number, "op": str(node.op), "target": str(node.target_name),
+                      "args": _refs(tuple(node.args), ids), "kwargs": _refs(dict(node.kwargs), ids),
+                      "mutates": None if node.mutates is None else _refs(node.mutates, ids)[1],
+                      "storage": None if node.storage is None else storages.setdefault(node.storage, len(storages)),
+                      "value": value})
+    return nodes
+
+
+def _graph_pass(fn, recipe, call):
+    graph = compile_graph(recipe)
+    ids = {id(n): i for i, n in enumerate(graph.nodes)}
+    before = list(graph.nodes)
+    result = call(fn, graph)
+    if recipe.get("pass") == "list":  # dead_nodes: a list of the graph's nodes, the graph left alone
+        return {"type": type(result).__name__,
+                "ids": [ids.get(id(n), -1) for n in result] if isinstance(result, list) else [],
+                "unchanged": [id(n) for n in graph.nodes] == [id(n) for n in before]}
+    count = result if isinstance(result, (int, np.integer)) and not isinstance(result, bool) else None
+    again = call(fn, graph) if recipe.get("twice") else None
+    return {"count": None if count is None else int(count), "returned": type(result).__name__,
+            "again": None if again is None else int(again) if isinstance(again, (int, np.integer)) else -1,
+            "nodes": graph_data(graph, ids)}

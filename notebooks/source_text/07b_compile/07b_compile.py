@@ -189,8 +189,7 @@ expected = [n for n in traced if n not in step_graph.nodes]
 assert [n.name for n in got] == [n.name for n in expected], \
     f"a traced training step: chibigrad's pass removes {[n.name for n in expected]}, you found {[n.name for n in got]}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07b_compile
-a07b_compile.check_dead_nodes(dead_nodes)
+# judged in the grader's own process: autograder/grading/exercises/a07b_compile.py, dead_nodes
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="cse-text"
@@ -288,8 +287,7 @@ assert all(np.array_equal(p, r) for p, r in zip(params, reference)), \
     "with your pass in chibigrad.compile, the parameters after 4 steps differ from those without it"
 assert n_calls < n_plain, f"the SiLU step has repeated calls (1 + exp): {n_plain} calls before your pass, {n_calls} after"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07b_compile
-a07b_compile.check_cse(eliminate_common_subexpressions)
+# judged in the grader's own process: autograder/grading/exercises/a07b_compile.py, cse
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="fold-text"
@@ -379,8 +377,7 @@ reference, _ = silu_step()
 assert all(np.array_equal(p, r) for p, r in zip(params, reference)), \
     "with your pass in chibigrad.compile, the parameters after 4 steps differ from those without it"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07b_compile
-a07b_compile.check_fold(fold_constants)
+# judged in the grader's own process: autograder/grading/exercises/a07b_compile.py, fold
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
