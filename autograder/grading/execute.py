@@ -153,6 +153,9 @@ class SandboxedExecute(JudgeMixin, Execute):
             job.timings["execute_s"] = time.monotonic() - begin
             sandbox.kill_descendants()
 
+    def judge_note(self, text):
+        self._job.note(text)
+
     def kernel_env(self):
         """Only the allowlisted environment (``sandbox.student_environment``) and the job's packages."""
         lib = self._job.kernel_lib or os.environ.get("PYTHONPATH", "")

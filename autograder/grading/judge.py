@@ -43,6 +43,7 @@ EXERCISES = Path(__file__).resolve().parent / "exercises"
 RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
 DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
+JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
 
 
 def exercise(key):
@@ -90,6 +91,7 @@ class Student:
     def __init__(self, transport, setup=""):
         self._transport, self._setup = transport, setup
         self.calls = 0
+        self.suspicious = []  # what integrity.csv should list: answers outside the protocol, cases that broke
 
     def call(self, name, case, observe="value", timeout=DEFAULT_TIMEOUT, what=None):
         """What ``observe`` read of ``name`` called on ``case``; an AssertionError naming the case (``what``)
@@ -103,12 +105,15 @@ class Student:
         try:
             reply = protocol.Reply.from_json(text)
         except protocol.ProtocolError as err:
+            self.suspicious.append(f"an answer outside the grading protocol ({err})")
             raise AssertionError(f"{what}: the notebook's process answered outside the grading protocol ({err})") \
                 from None
         if reply.error == "RecursionError":
             raise AssertionError(f"{what}: RecursionError. Graphs built by loops are far deeper than Python's "
                                  "recursion limit (1000); walk them with an explicit stack (a list) instead of "
                                  "recursive calls.")
+        if reply.error == "CaseError":
+            self.suspicious.append(f"the release's setup no longer builds the cases ({reply.message[:200]})")
         if not reply.ok:
             raise AssertionError(f"{what} raised {reply.error}: {reply.message}")
         if reply.warning:
@@ -196,7 +201,13 @@ class JudgeMixin:
             cell.outputs.append(verdict_output(message))
         self.judged_cells[grade_id] = {"ok": message is None, "calls": student.calls,
                                        "seconds": round(time.monotonic() - begin, 3)}
+        for problem in student.suspicious:
+            self.judge_note(f"cell {grade_id}: {JUDGE_SAW} {problem}")
         return cell, resources
+
+    def judge_note(self, text):
+        """A sentence for the report and integrity.csv (the worker's preprocessor keeps it)."""
+        self.log.warning(text)
 
     async def _async_ask(self, request, timeout):
         """Send one request to the runner in the kernel; ``(reply text, None)`` or ``(None, problem)``."""
