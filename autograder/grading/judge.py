@@ -180,6 +180,8 @@ class JudgeMixin:
         kwargs.setdefault("env", self.kernel_env())
         return await super().async_start_new_kernel(**kwargs)
 
+    start_new_kernel = run_sync(async_start_new_kernel)  # nbclient's sync wrapper is bound to its own method
+
     def preprocess_cell(self, cell, resources, index):
         cell, resources = super().preprocess_cell(cell, resources, index)
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
