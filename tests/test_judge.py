@@ -241,6 +241,7 @@ def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
     assert scores["hostile"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 0}, scores
     autograded = (course_dir / "autograded" / "hostile" / "01b_engine" / "01b_engine.ipynb").read_text()
     assert "refused: autograder.checks ModuleNotFoundError" in autograded and "IMPORTED" not in autograded
+    assert "env: [" in autograded and sandbox.POLICY_ENV not in autograded, "the sandbox's paths stay the grader's"
     leaked = [str(p) for p in course_dir.rglob("*") if p.is_file() and CANARY.encode() in p.read_bytes()]
     assert not leaked, f"the canary token is in {leaked}"
 

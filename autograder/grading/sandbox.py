@@ -494,7 +494,7 @@ def confine(policy):
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     mode = argv.pop(0) if argv else ""
-    policy = json.loads(os.environ[POLICY_ENV])
+    policy = json.loads(os.environ.pop(POLICY_ENV))  # read once: student code never sees the sandbox's paths
     arm = confine(policy)
     # Started with `python -P`: the notebook's folder is not on sys.path while the grader's code
     # loads (a submission may carry its own `autograder/`); IPython puts '' back for the student.
