@@ -239,9 +239,10 @@ def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
             "01b_engine", "01b_engine", s).grades} for s in ("solved", "hostile")}
     assert scores["solved"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 4}, scores
     assert scores["hostile"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 0}, scores
-    autograded = (course_dir / "autograded" / "hostile" / "01b_engine" / "01b_engine.ipynb").read_text()
-    assert "refused: autograder.checks ModuleNotFoundError" in autograded and "IMPORTED" not in autograded
-    assert "env: [" in autograded and sandbox.POLICY_ENV not in autograded, "the sandbox's paths stay the grader's"
+    autograded = nbformat.read(course_dir / "autograded" / "hostile" / "01b_engine" / "01b_engine.ipynb", as_version=4)
+    printed = "".join(o.get("text", "") for c in autograded.cells if c.id == "backward" for o in c.outputs)
+    assert "refused: autograder.checks ModuleNotFoundError" in printed and "IMPORTED" not in printed, printed
+    assert "env: [" in printed and sandbox.POLICY_ENV not in printed, "the sandbox's paths stay the grader's"
     leaked = [str(p) for p in course_dir.rglob("*") if p.is_file() and CANARY.encode() in p.read_bytes()]
     assert not leaked, f"the canary token is in {leaked}"
 
