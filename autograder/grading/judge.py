@@ -22,8 +22,8 @@ decoded as plain data (``protocol``), never run or unpickled.
 The kernel imports a *student lib* (:func:`student_lib`): the student edition of chibigrad (exercise answers
 stubbed) and only ``runner``, ``protocol`` and ``cases`` of this package, ahead of everything else on its path.
 """
-import atexit
 import functools
+import hashlib
 import importlib
 import os
 import queue
@@ -138,16 +138,31 @@ def describe(case):
 
 @functools.lru_cache(maxsize=None)
 def student_lib():
-    """A folder with the student edition of chibigrad and the runner's modules (built once per process)."""
+    """A folder with the student edition of chibigrad and the runner's modules, compiled: kept in the temp
+    folder under a hash of what it is made from, so only the first grading after a change builds it."""
+    import compileall
     from .. import build
-    folder = Path(tempfile.mkdtemp(prefix="chibigrad-student-lib-"))
-    atexit.register(shutil.rmtree, folder, True)
-    build.write_student_package(folder / "chibigrad")
     package = Path(__file__).resolve().parent.parent
+    sources = sorted(Path(build.PACKAGE).rglob("*.py")) + [package / name for name in RUNNER_MODULES] + \
+        [package / "build.py"]
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(str(path.relative_to(package.parent)).encode())
+        digest.update(path.read_bytes())
+    folder = Path(tempfile.gettempdir()) / f"chibigrad-student-lib-{digest.hexdigest()[:16]}"
+    if folder.is_dir():
+        return folder
+    staging = Path(tempfile.mkdtemp(prefix="chibigrad-student-lib-staging-"))
+    build.write_student_package(staging / "chibigrad")
     for name in RUNNER_MODULES:
-        target = folder / "autograder" / name
+        target = staging / "autograder" / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(package / name, target)
+    compileall.compile_dir(str(staging), quiet=1)
+    try:
+        staging.rename(folder)
+    except OSError:  # another process built it first
+        shutil.rmtree(staging, ignore_errors=True)
     return folder
 
 
