@@ -10,7 +10,6 @@ grade`` (sandboxed workers) while a canary token sits in the grader's environmen
 import base64
 import io
 import json
-import os
 import pickle
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ import pytest
 
 import synthetic_classes
 from autograder import build
-from autograder.grading import cases, judge, protocol, runner, sandbox
+from autograder.grading import judge, protocol, runner, sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 CANARY = "canary-7f3a9c-do-not-leak"
@@ -112,6 +111,7 @@ def test_cases_are_built_with_the_release_setup_not_a_replaced_class():
 def test_a_judged_check_never_sends_an_expected_answer():
     """What the student process receives are recipes and inputs; the answers the checks compare with are
     computed in the judge and never sent (so no frame, global or gc walk in the student process finds them)."""
+    from autograder.checks.a02_backward import _numpy_sum_to
     from autograder.grading.exercises import a01b_engine
     namespace, setup = _setup_namespace()
     sent = []
@@ -125,17 +125,8 @@ def test_a_judged_check_never_sends_an_expected_answer():
             expected += [g / b, -g * a / b ** 2]
         if call.name == "accumulate" and call.case.get("first") is not None:
             g, _, shape = call.case["calls"][0]
-            expected.append(call.case["first"] + cases_sum_to(g, shape))
-    assert expected and not any(_same(e, a) for e in expected for a in arrays if e.shape == a.shape)
-
-
-def cases_sum_to(g, shape):
-    from autograder.checks.a02_backward import _numpy_sum_to
-    return _numpy_sum_to(g, shape)
-
-
-def _same(x, y):
-    return np.allclose(x, y)
+            expected.append(call.case["first"] + _numpy_sum_to(g, shape))
+    assert expected and not any(np.allclose(e, a) for e in expected for a in arrays if e.shape == a.shape)
 
 
 def _arrays(value):

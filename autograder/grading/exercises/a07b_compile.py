@@ -8,7 +8,6 @@ ones. A pass that replaces ``graph.python_code`` changes nothing here: the code 
 """
 import numpy as np
 
-import chibigrad as torch
 from chibigrad.compile import passes
 from chibigrad.compile.graph import Graph
 
