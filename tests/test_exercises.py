@@ -583,7 +583,8 @@ def test_no_graded_answer_or_hidden_check_in_the_book():
     # A hidden check may share imports and the seeds' public examples (three lines of the
     # five-neuron network) with the book; five lines in a row would be its own logic.
     book_windows = _windows(corpus, 5)
-    for path in sorted((ROOT / "autograder" / "checks").glob("a*.py")):
+    hidden = [*(ROOT / "autograder" / "checks").glob("a*.py"), *(ROOT / "autograder" / "grading" / "exercises").glob("a*.py")]
+    for path in sorted(hidden):
         code = [line for line in _normalized(path.read_text()) if not line.startswith(("import", "from"))]
         if found := [" / ".join(w) for w in _windows(code, 5) if w in book_windows]:
             leaks[str(path.relative_to(ROOT))] = found
