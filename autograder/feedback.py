@@ -44,7 +44,8 @@ def hidden_regions(source, begin="BEGIN HIDDEN TESTS", end="END HIDDEN TESTS"):
 
 def _hidden_dirs():
     from . import checks
-    return [str(Path(p).resolve()) for p in checks.__path__]
+    from .grading import exercises
+    return [str(Path(p).resolve()) for p in [*checks.__path__, *exercises.__path__]]
 
 
 def redact_traceback(entries, hidden_lines, hidden_dirs):

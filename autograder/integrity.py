@@ -25,7 +25,7 @@ from pathlib import Path
 
 NORMALISED = "normalised before grading"  # autograder.grading.scoring.NOTE
 TAMPER_SIGNS = ("failed verification", "restored before the tests ran", "outside its folder", "SQLite database",
-                "sent signals", "named like the grader's packages", "changed files outside")
+                "sent signals", "named like the grader's packages", "changed files outside", "the judge saw")
 
 
 def _nbgrader(cell):

@@ -37,3 +37,14 @@ c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # stderr (a warning, for example); otherwise it scores its points. Tests cells never end with an
 # expression whose value is a number (nbgrader would read it as partial credit). `nbgrader validate`
 # (and Lab's Validate button) applies the same rule to every graded or locked cell.
+
+# The hidden tests of a judged assignment (autograder/grading/exercises/a<assignment>.py) run in this
+# process, the judge; the notebook's kernel, with the student edition of chibigrad, only answers its calls.
+# The other assignments' hidden tests still run in the kernel (autograder/checks/).
+from autograder.grading.judge import JudgedExecute  # noqa: E402
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,  # noqa: E402
+                                    SaveAutoGrades)
+
+c.Autograde.autograde_preprocessors = [JudgedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]

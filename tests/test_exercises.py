@@ -32,6 +32,7 @@ import nbformat
 import pytest
 
 from autograder import build
+from autograder.grading import judge
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -55,9 +56,16 @@ def wrong_answers(assignment):
     return sorted((NOTEBOOKS / "wrong_answers" / assignment).glob("*__*.py"))
 
 
+def checks_module(assignment):
+    """The module of an assignment's hidden checks: the judge's (``autograder.grading.exercises``) where the
+    assignment is judged, else the in-kernel ``autograder.checks`` one."""
+    package = "autograder.grading.exercises" if judge.judged(assignment) else "autograder.checks"
+    return __import__(f"{package}.a{assignment}", fromlist=["_"])
+
+
 def gpu_only(assignment):
     """The exercises whose points need a real GPU (``GPU_ONLY`` in the assignment's checks, e.g. 09_gpu)."""
-    return tuple(getattr(__import__(f"autograder.checks.a{assignment}", fromlist=["_"]), "GPU_ONLY", ()))
+    return tuple(getattr(checks_module(assignment), "GPU_ONLY", ()))
 
 
 @functools.lru_cache(maxsize=None)
@@ -117,11 +125,17 @@ def test_assignment_structure(assignment):
     assert 3 <= len(graded) <= 5, f"{assignment}: {len(graded)} exercises, the course has 3-5 per assignment"
     assert all(p > 0 for p in graded.values())
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].metadata.nbgrader["locked"], "starts with a recap"
-    module = __import__(f"autograder.checks.a{assignment}", fromlist=["_"])
+    module = checks_module(assignment)
     for exercise in graded:
         tests = next(c for c in nb.cells if c.id == f"{exercise}-tests")
-        visible = tests.source.split("### BEGIN HIDDEN TESTS")[0]
+        visible, hidden = tests.source.split("### BEGIN HIDDEN TESTS")
         assert visible.count("assert ") >= 2, f"{exercise}: give the student visible tests"
+        if judge.judged(assignment):  # the judge runs the check in its own process: no code in the notebook
+            assert judge.check_for(assignment, exercise), f"{module.__name__} registers no check for {exercise}"
+            assert not hidden.split("### END HIDDEN TESTS")[0].replace("#", "").strip().count("\n"), \
+                f"{exercise}: a judged exercise's hidden region holds one comment, no code"
+            assert "import" not in hidden and "(" not in hidden, f"{exercise}: no code in a judged hidden region"
+            continue
         assert f"check_{exercise}(" in tests.source, f"{exercise}: hidden tests call checks.check_{exercise}"
         assert hasattr(module, f"check_{exercise}"), f"autograder.checks.a{assignment} lacks check_{exercise}"
     setup = next(c for c in nb.cells if c.id == "setup").source
@@ -571,7 +585,8 @@ def test_no_graded_answer_or_hidden_check_in_the_book():
     # A hidden check may share imports and the seeds' public examples (three lines of the
     # five-neuron network) with the book; five lines in a row would be its own logic.
     book_windows = _windows(corpus, 5)
-    for path in sorted((ROOT / "autograder" / "checks").glob("a*.py")):
+    hidden = [*(ROOT / "autograder" / "checks").glob("a*.py"), *(ROOT / "autograder" / "grading" / "exercises").glob("a*.py")]
+    for path in sorted(hidden):
         code = [line for line in _normalized(path.read_text()) if not line.startswith(("import", "from"))]
         if found := [" / ".join(w) for w in _windows(code, 5) if w in book_windows]:
             leaks[str(path.relative_to(ROOT))] = found

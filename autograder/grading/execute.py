@@ -37,6 +37,7 @@ from nbclient.util import run_sync
 from traitlets import Bool, Float, Integer
 
 from . import sandbox
+from .judge import JudgeMixin
 
 GRADER = "the grader"
 # errors worth a line in the report, and what they usually mean
@@ -59,6 +60,8 @@ class JobContext:
         self.cells = {}  # cell id -> {"seconds": ..., "status": ...}
         self.timings = {}
         self.verification = {}
+        self.judged = False  # the assignment's hidden tests are the judge's (autograder.grading.judge)
+        self.kernel_lib = None  # the packages the kernel imports (PYTHONPATH); a judged assignment's: the student lib
         self.before_student_code = lambda: None  # the worker's: remember / restore its scratch files
         self.after_student_code = lambda: None
 
@@ -121,8 +124,9 @@ class _Watchdog(threading.Thread):
         self.join()
 
 
-class SandboxedExecute(Execute):
-    """nbgrader's Execute for untrusted notebooks (see the module docstring)."""
+class SandboxedExecute(JudgeMixin, Execute):
+    """nbgrader's Execute for untrusted notebooks (see the module docstring), with the judge for judged
+    assignments (``autograder.grading.judge``)."""
 
     output_limit = Integer(2_000_000, help="bytes of output kept per cell; the rest is dropped").tag(config=True)
     notebook_output_limit = Integer(10_000_000, help="bytes of output kept for the whole notebook").tag(config=True)
@@ -148,6 +152,14 @@ class SandboxedExecute(Execute):
                 job.timings["peak_processes"] = self._watchdog.peak_processes
             job.timings["execute_s"] = time.monotonic() - begin
             sandbox.kill_descendants()
+
+    def judge_note(self, text):
+        self._job.note(text)
+
+    def kernel_env(self):
+        """Only the allowlisted environment (``sandbox.student_environment``) and the job's packages."""
+        lib = self._job.kernel_lib or os.environ.get("PYTHONPATH", "")
+        return sandbox.student_environment(PYTHONPATH=str(lib))
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
@@ -314,8 +326,8 @@ class VerifyTests(NbGraderPreprocessor):
             timed_out = any(o.output_type == "error" and o.get("ename") == "CellTimeoutError" for o in cell.outputs)
             cells.append({"index": index, "id": SandboxedExecute._name(cell), "kind": kind, "source": cell.source,
                           "timeout": 1.0 if timed_out else 2.0 * (self.parent_timeout())})
-        if not (self.enabled and job.verify and passing):
-            return nb, resources
+        if not (self.enabled and job.verify and passing) or job.judged:
+            return nb, resources  # a judged assignment's verdicts come from the judge: nothing to re-run
         last = passing[-1]
         cells = [c for c in cells if c["index"] <= last]
         begin = time.monotonic()
@@ -367,7 +379,7 @@ def run_verifier(cells, policy, cwd, budget):
     so the student's code, which runs in the same process, cannot simply print verdicts."""
     key = secrets.token_hex(32)
     read_end, write_end = os.pipe()
-    env = dict(os.environ, **{sandbox.POLICY_ENV: json.dumps(policy), "AUTOGRADER_VERIFY_FD": str(write_end)})
+    env = sandbox.student_environment(**{sandbox.POLICY_ENV: json.dumps(policy), "AUTOGRADER_VERIFY_FD": str(write_end)})
     process = subprocess.Popen([sys.executable, "-P", "-m", "autograder.grading.sandbox", "verify"], cwd=cwd, env=env,
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                pass_fds=(write_end,), start_new_session=True)

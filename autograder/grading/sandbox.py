@@ -37,6 +37,22 @@ import signal
 import sys
 
 POLICY_ENV = "AUTOGRADER_SANDBOX"
+# the environment a student process starts from: these names and prefixes of the grader's, nothing else
+# (an instructor's tokens, the grader's paths and settings never reach student code or its output)
+ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
+             "PYTHONHASHSEED", "IPYTHONDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "JUPYTER_RUNTIME_DIR", POLICY_ENV,
+             "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "SYSTEMROOT")
+ENV_PREFIXES = ("LC_", "CHIBIGRAD_", "JPY_", "CUDA_", "NVIDIA_")
+
+
+def student_environment(environ=None, **overrides):
+    """The allowlisted part of ``environ`` (default: this process's), with ``overrides``: what a process
+    running student code gets. Everything else (``CANVAS_API_TOKEN``, cloud keys, the grader's settings)
+    stays behind."""
+    environ = os.environ if environ is None else environ
+    env = {k: v for k, v in environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+    env.update(overrides)
+    return env
 
 # ---- Landlock (include/uapi/linux/landlock.h); the syscall numbers are the same on every architecture
 
@@ -478,7 +494,7 @@ def confine(policy):
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     mode = argv.pop(0) if argv else ""
-    policy = json.loads(os.environ[POLICY_ENV])
+    policy = json.loads(os.environ.pop(POLICY_ENV))  # read once: student code never sees the sandbox's paths
     arm = confine(policy)
     # Started with `python -P`: the notebook's folder is not on sys.path while the grader's code
     # loads (a submission may carry its own `autograder/`); IPython puts '' back for the student.

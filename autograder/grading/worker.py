@@ -23,7 +23,7 @@ import traceback
 import warnings
 from pathlib import Path
 
-from . import execute, gradebook, sandbox, scoring
+from . import execute, gradebook, judge, sandbox, scoring
 
 KERNEL_NAME = "autograder-sandbox"
 # what a kernel may read besides its Python, the staged packages and its own folders
@@ -57,6 +57,7 @@ class Worker:
         os.environ["JUPYTER_RUNTIME_DIR"] = str(self.runtime)
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         self.lib = _stage_packages(self.scratch / "lib")
+        self.student_lib = _stage_student_lib(self.scratch / "student-lib")
         os.environ["PYTHONPATH"] = str(self.lib)  # kernels import chibigrad and the checks from here
         self.deny = list(init["deny"])
         self.drop_capabilities = _runs_without_capabilities(self.lib)
@@ -120,8 +121,10 @@ class Worker:
         _write_files(submitted, job["files"])
         _write_files(root / "source" / assignment, job.get("source_files", {}))
         notebook_dir = root / "autograded" / student / assignment
-        context = execute.JobContext(self._policy(root, notebook_dir), self.settings["notebook_timeout"],
+        judged = judge.judged(assignment)
+        context = execute.JobContext(self._policy(root, notebook_dir, judged), self.settings["notebook_timeout"],
                                      self.settings["max_processes"], verify=self.settings.get("verify", True))
+        context.judged, context.kernel_lib = judged, (self.student_lib if judged else self.lib)
         context.before_student_code = lambda: self._protect(root, context)
         context.after_student_code = lambda: self._restore(root, context)
         valid = self._check_notebooks(submitted, job["notebooks"], context)
@@ -156,12 +159,17 @@ class Worker:
                                                       "seccomp": bool(sandbox.seccomp_supported()),
                                                       "capabilities_dropped": self.drop_capabilities}}
 
-    def _policy(self, root, notebook_dir):
+    def _policy(self, root, notebook_dir, judged=False):
+        """A judged assignment's kernel reads the student lib (the student edition, the runner) and preloads
+        nothing; the others' read the full lib and preload the checks their hidden tests call."""
         tmp = root / "tmp"
         write = [str(notebook_dir), str(tmp)]
+        files = file_policy(self.student_lib if judged else self.lib, write, self.deny, bool(self.landlock))
+        if judged:
+            files["preload"] = []
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
-                **file_policy(self.lib, write, self.deny, bool(self.landlock)), "seccomp": True,
+                **files, "seccomp": True,
                 "drop_capabilities": self.drop_capabilities, "home": str(tmp),
                 "events": str(root / "private" / "events.jsonl"), "log": str(root / "private" / "kernel.log")}
 
@@ -452,6 +460,18 @@ def _stage_packages(lib):
             (lib / "autograder" / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(AUTOGRADER / name, lib / "autograder" / name)
     compileall.compile_dir(str(lib), quiet=1)  # kernels do not write bytecode: compile once here
+    return lib
+
+
+def _stage_student_lib(lib):
+    """What a judged assignment's kernel imports: the student edition of chibigrad (answers stubbed), the
+    runner's modules and the sandbox's launcher; no checks, no exercises, no verifier."""
+    import compileall
+    if lib.exists():
+        _rmtree(lib)
+    shutil.copytree(judge.student_lib(), lib)
+    shutil.copy2(AUTOGRADER / "grading" / "sandbox.py", lib / "autograder" / "grading" / "sandbox.py")
+    compileall.compile_dir(str(lib), quiet=1)
     return lib
 
 

@@ -278,8 +278,7 @@ order = attempt("backward_order on a chain of 10,000 products", backward_order, 
 assert len(order) == 10_001 and order[0] is deep_y.node and order[-1] is deep_x.node, \
     f"a chain of 10,000 products: expected its 10,001 nodes from the top down, got {len(order)} nodes"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01b_engine
-a01b_engine.check_backward_order(backward_order)
+# judged in the grader's own process: autograder/grading/exercises/a01b_engine.py, backward_order
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="accumulate-text"
@@ -334,8 +333,7 @@ assert close(buffers[n2], [1.0, 1.0, 1.0]) and close(shared, [1.0, 1.0, 1.0]), \
     f"adding into one buffer changed another one or the incoming array (in place +=?): the other node's " \
     f"buffer is {buffers[n2]}, the incoming array is {shared}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01b_engine
-a01b_engine.check_accumulate(accumulate)
+# judged in the grader's own process: autograder/grading/exercises/a01b_engine.py, accumulate
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="formulas-text"
@@ -409,8 +407,7 @@ assert np.shape(got[0]) == (2, 4) and np.shape(got[1]) == (4, 3), \
 assert close(got[0], want[0]) and close(got[1], want[1]), \
     f"matmul_backward: expected {want[0]} and {want[1]}, got {got[0]} and {got[1]}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01b_engine
-a01b_engine.check_formulas(div_backward, exp_backward, matmul_backward)
+# judged in the grader's own process: autograder/grading/exercises/a01b_engine.py, formulas
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="backward-text"
@@ -519,8 +516,7 @@ attempt("backward on a chain of 10,000 products", backward, deep_y)
 assert close(deep_x.grad, 1.0001 ** 10_000), \
     f"a chain of 10,000 products by 1.0001: expected x.grad = {1.0001 ** 10_000:.6f}, got {deep_x.grad}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01b_engine
-a01b_engine.check_backward(backward)
+# judged in the grader's own process: autograder/grading/exercises/a01b_engine.py, backward
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"

@@ -160,8 +160,7 @@ assert close(tangent, central_difference(Softplus.apply, [x], [v])), "jvp disagr
 big = forward_jvp(Softplus.apply, [f64([800.0, -800.0])], [f64([2.0, 2.0])], "Softplus.apply(x), x = +-800")
 assert close(big, [2.0, 0.0]), f"x = +-800 with tangent 2: expected [2, 0], got {big} (use sigmoid, not exp/(1+exp))"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_softplus(Softplus)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, softplus
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="atan2-text"
@@ -214,8 +213,7 @@ expected = central_difference(Atan2.apply, [y, x], [yt, xt])
 assert close(tangent, expected), \
     f"broadcasting y (3, 1) against x (4,): expected {expected} (central differences), got {tangent}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_atan2(Atan2)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, atan2
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="normalize-text"
@@ -268,8 +266,7 @@ along = forward_jvp(lambda t: Normalize.apply(t, 1), [f64([[3.0, 4.0]])], [f64([
                     "Normalize.apply(x, 1), x moving along itself")
 assert close(along, [[0.0, 0.0]]), f"moving x along itself does not change x / |x|: expected 0, got {along}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_normalize(Normalize)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, normalize
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="inverse-text"
@@ -319,8 +316,7 @@ tangent = forward_jvp(Inverse.apply, [A], [V], "Inverse.apply(A), A of shape (2,
 assert close(tangent, central_difference(Inverse.apply, [A], [V])), \
     "a batch of two 3 x 3 matrices: jvp disagrees with central differences"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06b_forward_mode
-a06b_forward_mode.check_inverse(Inverse)
+# judged in the grader's own process: autograder/grading/exercises/a06b_forward_mode.py, inverse
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"

@@ -227,8 +227,7 @@ expected = [n for n in traced if n not in step_graph.nodes]
 assert [n.name for n in got] == [n.name for n in expected], \
     f"a traced training step: chibigrad's pass removes {[n.name for n in expected]}, you found {[n.name for n in got]}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07b_compile
-a07b_compile.check_dead_nodes(dead_nodes)
+# judged in the grader's own process: autograder/grading/exercises/a07b_compile.py, dead_nodes
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="cse-text"
@@ -321,14 +320,23 @@ removed = attempt("two identical writes", eliminate_common_subexpressions, g)
 assert removed == 0 and np.array_equal(run_graph(g, np.ones(2))[0], [0.0, 0.0]), \
     "two calls that write (w -= 0.5, twice) both have to run: never merge a node that writes"
 
+g = Graph()
+v = g.placeholder("v", np.array([0.123, 2.987]))
+r1 = g.call(np.round, "np.round", (v,), {"decimals": 1}, np.round(v.value, decimals=1), "forward")
+r2 = g.call(np.round, "np.round", (v,), {"decimals": 2}, np.round(v.value, decimals=2), "forward")
+g.output([r1, r2])
+removed = attempt("np.round(v, decimals=1) and np.round(v, decimals=2)", eliminate_common_subexpressions, g)
+out = run_graph(g, np.array([0.123, 2.987]))
+assert removed == 0 and np.array_equal(out[1], [0.12, 2.99]), \
+    "np.round(v, decimals=1) and np.round(v, decimals=2) differ in a keyword argument: compare kwargs too"
+
 params, n_calls = attempt("a training step with your pass", silu_step, [eliminate_common_subexpressions])
 reference, n_plain = silu_step()
 assert all(np.array_equal(p, r) for p, r in zip(params, reference)), \
     "with your pass in chibigrad.compile, the parameters after 4 steps differ from those without it"
 assert n_calls < n_plain, f"the SiLU step has repeated calls (1 + exp): {n_plain} calls before your pass, {n_calls} after"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07b_compile
-a07b_compile.check_cse(eliminate_common_subexpressions)
+# judged in the grader's own process: autograder/grading/exercises/a07b_compile.py, cse
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="fold-text"
@@ -414,13 +422,21 @@ after = run_graph(g, np.array([1.0, 1.0]))
 assert folded == 0 and np.array_equal(after[0], before[0]), \
     "acc is a constant that the program writes into (acc += z): a call reading it must not be folded"
 
+g = Graph()
+p = g.placeholder("p", np.array([1.0]))
+k = g.constant(np.array([2.0]))
+joined = g.call(np.concatenate, "np.concatenate", ((p, k),), {}, np.concatenate((p.value, k.value)), "forward")
+g.output([joined])
+folded = attempt("np.concatenate((p, k)), p a placeholder", fold_constants, g)
+assert folded == 0 and np.array_equal(run_graph(g, np.array([5.0]))[0], [5.0, 2.0]), \
+    "np.concatenate((p, k)) reads the placeholder p inside a tuple: look at node.inputs, not only the top-level args"
+
 params, _ = attempt("a training step with your pass", silu_step, [fold_constants])
 reference, _ = silu_step()
 assert all(np.array_equal(p, r) for p, r in zip(params, reference)), \
     "with your pass in chibigrad.compile, the parameters after 4 steps differ from those without it"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07b_compile
-a07b_compile.check_fold(fold_constants)
+# judged in the grader's own process: autograder/grading/exercises/a07b_compile.py, fold
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"

@@ -217,6 +217,9 @@ dscores = expected * (g - (g * expected).sum(1, keepdims=True))
 assert q.grad is not None and k.grad is not None, "q and k should get gradients"
 assert close(q.grad, dscores @ k.detach().numpy() / 2), f"q.grad is wrong: {q.grad}"
 assert close(k.grad, dscores.T @ q.detach().numpy() / 2), f"k.grad is wrong: {k.grad}"
+big = attention_weights(torch.tensor([[2000.0, 0.0]]), torch.tensor([[1.0, 0.0], [0.0, 1.0]]))
+assert close(big, [[1.0, 0.0]]), \
+    f"scores of 1414 and 0: expected weights [[1, 0]], got {big} (exp overflows: subtract the row's max first)"
 ### BEGIN HIDDEN TESTS
 from autograder.checks import a08_debugging
 a08_debugging.check_attention(attention_weights)

@@ -1,0 +1,439 @@
+"""Hidden cases as seeded recipes, rebuilt on both sides of the pipe, and the observers that read results.
+
+A recipe is plain data (``{"recipe": "random_graph", "seed": 3}``). The judge turns it into a *program*
+(:func:`program`: leaves, then operations on earlier values, all numpy) and runs it on chibigrad to compute
+the expected answer; the student process runs the same program on the notebook's own classes and calls the
+student's function on it. Inputs may reach the student process this way; expected answers never do.
+
+An *observer* (student side) reads a result as plain data the judge can check: node ids instead of node
+objects, a leaf's ``.grad`` as an array, whether an input array was changed in place.
+
+Copied into the student process with the runner: keep it free of chibigrad and of anything that answers an
+exercise.
+"""
+import numpy as np
+
+SHAPES = ((2, 3), (3,), (1, 3), (2, 1), ())  # broadcast together: every result has one of these shapes
+UNARY, BINARY = ("tanh", "sum"), ("add", "sub", "mul")
+
+
+# ---- programs: the graphs of 01b_engine (and any assignment that builds graphs op by op) -------------------------
+
+def program(recipe):
+    """``{"leaves": [(array, requires_grad)], "ops": [(op, a, b, number)]}`` for a recipe; value i is leaf i,
+    then op i - len(leaves); an op reads earlier values a (and b, or a Python ``number``)."""
+    kind = recipe["recipe"]
+    if kind == "random_graph":
+        return _random_program(recipe["seed"], recipe.get("n_ops", 25))
+    if kind == "chain":  # x * factor * factor ... (n products): n nodes in a row
+        return {"leaves": [(np.array(1.0), True)],
+                "ops": [("scale", i, -1, recipe.get("factor", 1.00001)) for i in range(recipe["n"])]}
+    if kind == "squarings":  # y = x squared k times: k nodes, each with two edges to the one below (2**k paths)
+        return {"leaves": [(np.array(recipe.get("value", 1.0)), True)],
+                "ops": [("mul", i, i, 0.0) for i in range(recipe["k"])]}
+    if kind == "ops":  # written out by the judge: small named cases
+        return {"leaves": [(np.asarray(a, dtype=np.float64), bool(r)) for a, r in recipe["leaves"]],
+                "ops": [tuple(op) for op in recipe["ops"]]}
+    raise ValueError(f"unknown recipe {kind!r}")
+
+
+def _random_program(seed, n_ops):
+    """Values reused often (shared subexpressions), one constant (no gradient), broadcasting shapes; binary
+    results go through tanh so values stay near 1. The output always needs a gradient."""
+    rng = np.random.default_rng(seed)
+    leaves = [(rng.uniform(0.5, 1.5, SHAPES[rng.integers(len(SHAPES))]), True) for _ in range(4)]
+    leaves.append((rng.uniform(0.5, 1.5, SHAPES[0]), False))
+    ops, count = [], len(leaves)
+    for _ in range(n_ops):
+        a = count - 1 - min(int(rng.geometric(0.4)) - 1, count - 1)
+        kind = rng.random()
+        if kind < 0.25:
+            ops.append(("tanh", a, -1, 0.0))
+        elif kind < 0.32:
+            ops.append(("sum", a, -1, 0.0))
+        else:
+            ops.append((BINARY[rng.integers(3)], a, int(rng.integers(count)), 0.0))
+            ops.append(("tanh", count, -1, 0.0))
+            count += 1
+        count += 1
+    if not requires_grad(leaves, ops)[-1]:  # only the constant was used: tie the output to a leaf
+        ops.append(("add", count - 1, 0, 0.0))
+    return {"leaves": leaves, "ops": ops}
+
+
+def requires_grad(leaves, ops):
+    """Which values need a gradient (have a node): leaves that require it, and ops on any such value."""
+    needs = [bool(r) for _, r in leaves]
+    for op, a, b, _ in ops:
+        needs.append(needs[a] or (b >= 0 and needs[b]))
+    return needs
+
+
+def run(prog, leaf, apply):
+    """Every value of ``prog``: ``leaf(array, requires_grad)`` makes a leaf, ``apply(op, x, y, number)`` an op."""
+    values = [leaf(array, r) for array, r in prog["leaves"]]
+    for op, a, b, number in prog["ops"]:
+        values.append(apply(op, values[a], values[b] if b >= 0 else None, number))
+    return values
+
+
+def apply_op(op, x, y, number):
+    """One op on any tensor type with PyTorch's method names (the small engine's and chibigrad's)."""
+    if op == "tanh":
+        return x.tanh()
+    if op == "sum":
+        return x.sum()
+    if op == "scale":
+        return x * number
+    return {"add": x.__add__, "sub": x.__sub__, "mul": x.__mul__}[op](y)
+
+
+def node_edges(prog):
+    """The small engine's graph of ``prog`` as ids: ``{value id: [child value id or None]}`` for every value
+    that has a node (a leaf's node has no edges). Computed from the program alone."""
+    needs = requires_grad(prog["leaves"], prog["ops"])
+    edges = {i: [] for i, (_, r) in enumerate(prog["leaves"]) if r}
+    for k, (op, a, b, _) in enumerate(prog["ops"]):
+        i = len(prog["leaves"]) + k
+        if needs[i]:
+            inputs = [a] if op in UNARY or op == "scale" else [a, b]
+            edges[i] = [j if needs[j] else None for j in inputs]
+    return edges
+
+
+def grad_for(shape, seed):
+    """The gradient backward starts from, drawn from ``seed`` once the output's shape is known."""
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# ---- the student side: building a case and observing the result ------------------------------------------------
+
+class Key:
+    """A stand-in for a node where only identity matters (a dict key)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+
+def build(recipe, namespace):
+    """``(args, context)`` for the student's function; ``namespace`` is the notebook's (its classes)."""
+    kind = recipe["recipe"]
+    if kind == "args":  # inputs the judge wrote out (arrays, numbers)
+        return tuple(recipe["args"]), {}
+    if kind in ("random_graph", "chain", "squarings", "ops"):
+        Tensor = namespace["Tensor"]
+        prog = program(recipe)
+        values = run(prog, lambda a, r: Tensor(a, requires_grad=r), apply_op)
+        out = values[-1]
+        ids = {id(v.node): i for i, v in enumerate(values) if v.node is not None}
+        leaves = [v for v, (_, r) in zip(values, prog["leaves"]) if r]
+        context = {"ids": ids, "values": values, "leaves": leaves, "times": recipe.get("times", 1),
+                   "retain_graph": bool(recipe.get("retain_graph"))}
+        if recipe.get("pass") == "root":
+            return (out.node,), context
+        args = (out,)
+        if "grad_seed" in recipe:
+            args += (grad_for(np.shape(out.data), recipe["grad_seed"]),)
+        elif recipe.get("grad_ones"):
+            args += (np.ones(np.shape(out.data)),)
+        if recipe.get("retain_graph"):
+            args += (True,)
+        return args, context
+    if kind == "accumulate":  # accumulate(buffers, key, grad, shape), once per call of the recipe
+        node, other = Key("node"), Key("other")
+        first = recipe.get("first")
+        buffers = {} if first is None else {node: first.copy(), other: first.copy()}
+        shared = recipe["calls"][0][0].copy()  # "shared": one array handed to every call (AddBackward0 does)
+        grads = [shared if recipe.get("shared") else g.copy() for g, _, _ in recipe["calls"]]
+        context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
+                   "calls": recipe["calls"], "recipe_first": first}
+        return (buffers,), context
+    if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
+        return (), {"recipe": recipe}
+    if kind == "compiled_step":
+        return (), {"optimizer": recipe["optimizer"]}
+    if kind == "function":  # a custom Function's inputs (06b): tensors of one dtype, tangents, constant arguments
+        import chibigrad as torch
+        dtype = getattr(torch, recipe.get("dtype", "float64"))
+        inputs = [torch.tensor(a, dtype=dtype) for a in recipe["inputs"]]
+        tangents = [None if t is None else torch.tensor(t, dtype=dtype) for t in recipe["tangents"]]
+        return (), {"inputs": inputs, "tangents": tangents, "extra": list(recipe.get("extra", ()))}
+    raise ValueError(f"unknown recipe {kind!r}")
+
+
+def _forward_mode(cls, context, call, program):
+    """Run ``program(cls)`` in forward mode with ``cls.jvp`` counted; what came out, as data."""
+    import chibigrad as torch
+    from chibigrad.autograd import Function
+    if not (isinstance(cls, type) and issubclass(cls, Function)):
+        return {"type": "not a Function", "value": None, "primal": None, "float32": False, "jvp_calls": 0,
+                "apply_replaced": False}
+    replaced = any("apply" in vars(c) for c in cls.__mro__[:cls.__mro__.index(Function)])
+    counted, rule = [], cls.__dict__.get("jvp")
+    if rule is not None:
+        inner = rule.__func__ if isinstance(rule, staticmethod) else rule
+        cls.jvp = staticmethod(lambda ctx, *tangents: counted.append(1) or inner(ctx, *tangents))
+    try:
+        out = call(program, cls)
+    finally:
+        if rule is not None:
+            cls.jvp = rule
+    primal = None
+    if isinstance(out, tuple):  # (primal, tangent) from unpack_dual, or (value, jvp) from torch.func.jvp
+        primal, out = out
+    read = lambda t: t.detach().numpy().astype(np.float64) if isinstance(t, torch.Tensor) else None  # noqa: E731
+    return {"type": type(out).__name__, "value": read(out), "primal": read(primal),
+            "float32": isinstance(out, torch.Tensor) and out.dtype == torch.float32, "jvp_calls": len(counted),
+            "apply_replaced": replaced}
+
+
+def _dual_run(context):
+    """``cls -> (primal, tangent)`` of ``cls.apply`` on the context's inputs, tangents attached."""
+    import chibigrad.autograd.forward_ad as fwAD
+
+    def program(cls):
+        with fwAD.dual_level():
+            args = [x if t is None else fwAD.make_dual(x, t) for x, t in zip(context["inputs"], context["tangents"])]
+            out = cls.apply(*args, *context["extra"])
+            return tuple(fwAD.unpack_dual(out)) if hasattr(out, "shape") else (None, out)
+    return program
+
+
+def _reachable(root):
+    """The small engine's nodes reachable from ``root`` (the runner's own walk)."""
+    found, todo = ({root}, [root]) if root is not None else (set(), [])
+    while todo:
+        for child in todo.pop().edges:
+            if child is not None and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def observe(what, fn, args, context, call):
+    """Call the student's ``fn`` as ``what`` needs (``call(fn, *args)`` runs it under the runner's limits)
+    and read the result as plain data."""
+    if what == "value":
+        return call(fn, *args)
+    if what == "node_ids":
+        order = call(fn, *args)
+        if not isinstance(order, list):
+            return {"type": type(order).__name__, "ids": []}
+        return {"type": "list", "ids": [context["ids"].get(id(n), -1) for n in order]}
+    if what == "grads":  # backward, as many times as asked; then every leaf's .grad and what was freed
+        saving = [node for node in _reachable(context["values"][-1].node) if node.saved]
+        call(fn, *args)
+        for _ in range(context.get("times", 1) - 1):
+            call(fn, *args)
+        grads = [None if leaf.grad is None else np.asarray(leaf.grad, dtype=np.float64) for leaf in context["leaves"]]
+        freed = all(node.saved is None for node in saving)
+        again = None
+        if saving and not context["retain_graph"]:  # a second backward through freed nodes must raise
+            try:
+                fn(*args)
+            except Exception as err:
+                again = (type(err).__name__, str(err)[:500])
+            else:
+                again = ("", "")
+        return {"grads": grads, "freed": freed, "had_saved": bool(saving), "again": again}
+    if what == "buffers":
+        buffers, keys = args[0], context["keys"]
+        for grad, (original, target, shape) in zip(context["grads"], context["calls"]):
+            call(fn, buffers, keys[target], grad, tuple(shape))
+        read = {name: None if key not in buffers else np.asarray(buffers[key], dtype=np.float64)
+                for name, key in keys.items()}
+        originals = [c[0] for c in context["calls"]]
+        return {**read, "grads_unchanged": all(np.array_equal(g, o) for g, o in zip(context["grads"], originals)),
+                "first_unchanged": context["first"] is None or np.array_equal(context["first"],
+                                                                              context["recipe_first"])}
+    if what == "tangent":  # forward mode through the student's Function (06b)
+        return _forward_mode(fn, context, call, _dual_run(context))
+    if what == "func_jvp":  # torch.func.jvp of a small program using the Function
+        from chibigrad import func
+        x, v = context["inputs"][0], context["tangents"][0]
+        return _forward_mode(fn, context, call, lambda cls: func.jvp(
+            lambda t: cls.apply(t * 2, *context["extra"]).sum(), (x,), (v,)))
+    if what == "jacfwd":  # torch.func.jacfwd in the first input, the others fixed
+        from chibigrad import func
+        x, rest = context["inputs"][0], context["inputs"][1:]
+        return _forward_mode(fn, context, call, lambda cls: func.jacfwd(
+            lambda t: cls.apply(t, *rest, *context["extra"]))(x))
+    if what == "graph_pass":  # a compile pass (or dead_nodes) on a fresh graph; the graph after it, as data
+        return _graph_pass(fn, context["recipe"], call)
+    if what == "compiled_params":  # a real step compiled with the pass, and without it
+        return {"with": call(compiled_params, context["optimizer"], [fn]),
+                "without": compiled_params(context["optimizer"], [])}
+    raise ValueError(f"unknown observer {what!r}")
+
+
+# ---- compiled graphs (07b): built on both sides, read back as data -----------------------------------------------
+
+_BINARY_NP, _UNARY_NP = ("add", "multiply", "subtract", "maximum"), ("tanh", "negative", "abs")
+_NUMBERS = (1, 1.0, 2, 0.5, True)
+
+
+def compile_graph(recipe):
+    """A ``chibigrad.compile`` Graph for a recipe: ``random`` (placeholders, constants, element-wise calls,
+    repeats, writes with ``out=``), ``ints`` (equal numbers of other types), ``chain``, ``kwargs`` (calls that
+    differ only in a keyword argument), ``nested`` (Nodes inside a tuple argument), or a traced ``step``."""
+    from chibigrad.compile.graph import Graph
+    kind = recipe["graph"]
+    g = Graph()
+    if kind == "random":
+        _random_compile_graph(g, recipe["seed"], recipe.get("n_ops", 30), recipe.get("writes", True))
+        if recipe.get("check") is not None:  # a data check on a node (Python branched on its value)
+            g.check(g.nodes[recipe["check"]], False, "forward")
+    if kind == "ints":
+        a = g.placeholder("a", np.arange(4))
+        outs = [g.call(np.multiply, "np.multiply", (a, k), {}, a.value * k, "forward") for k in (2, 2.0)]
+        outs += [g.call(np.equal, "np.equal", (a, k), {}, a.value == k, "forward") for k in (1, True, 1.0)]
+        g.output(outs)
+    elif kind == "chain":  # x, a dead call beside, then n calls each reading the previous one
+        x = g.placeholder("x", np.ones(1))
+        g.call(np.negative, "np.negative", (x,), {}, -x.value, "forward")
+        prev = x
+        for _ in range(recipe["n"]):
+            prev = g.call(np.add, "np.add", (prev, 1.0), {}, prev.value + 1.0, "forward")
+        g.output([prev])
+    elif kind == "kwargs":  # round(x, decimals=1) and round(x, decimals=2): one target, one positional argument
+        x = g.placeholder("x", np.array([0.123456, 2.987654]))
+        c = g.constant(np.array([0.55555, 1.44444]))
+        outs = [g.call(np.round, "np.round", (v,), {"decimals": d}, np.round(v.value, decimals=d), "forward")
+                for v in (x, c) for d in (1, 2)]
+        g.output(outs)
+    elif kind == "nested":  # concatenate((x, c)) reads a placeholder inside a tuple; concatenate((c, d)) only constants
+        x = g.placeholder("x", np.array([0.5, -1.0]))
+        c, d = g.constant(np.array([2.0, 3.0])), g.constant(np.array([4.0]))
+        mixed = g.call(np.concatenate, "np.concatenate", ((x, c),), {}, np.concatenate((x.value, c.value)), "forward")
+        both = g.call(np.concatenate, "np.concatenate", ((c, d),), {}, np.concatenate((c.value, d.value)), "forward")
+        g.output([g.call(np.tanh, "np.tanh", (mixed,), {}, np.tanh(mixed.value), "forward"), both])
+    elif kind == "step":
+        return traced_step(recipe["optimizer"])
+    return g
+
+
+def _random_compile_graph(g, seed, n_ops, writes):
+    rng = np.random.default_rng(seed)
+    values = [g.placeholder(f"x{i}", rng.uniform(-1, 1, 3)) for i in range(2)]
+    values += [g.constant(rng.uniform(-1, 1, 3)) for _ in range(2)]
+    pure = []
+    for _ in range(n_ops):
+        r = rng.random()
+        if pure and r < 0.25:  # the same call again
+            old = pure[rng.integers(len(pure))]
+            value = old.target(*[a.value if hasattr(a, "op") else a for a in old.args])
+            node = g.call(old.target, old.target_name, old.args, {}, value, "forward")
+        elif writes and r < 0.35:  # a write into an earlier value or a constant
+            target, other = values[rng.integers(2, len(values))], values[rng.integers(len(values))]
+            if target.storage == other.storage or not isinstance(target.value, np.ndarray):
+                continue
+            np.add(target.value, other.value, out=target.value)
+            g.call(np.add, "np.add", (target, other), {"out": (target,)}, target.value, "forward", mutates=target)
+            continue
+        elif r < 0.55:
+            fn = getattr(np, _UNARY_NP[rng.integers(len(_UNARY_NP))])
+            a = values[rng.integers(len(values))]
+            node = g.call(fn, f"np.{fn.__name__}", (a,), {}, fn(a.value), "forward")
+        else:
+            fn = getattr(np, _BINARY_NP[rng.integers(len(_BINARY_NP))])
+            a = values[rng.integers(len(values))]
+            b = values[rng.integers(len(values))] if rng.random() < 0.7 else _NUMBERS[rng.integers(len(_NUMBERS))]
+            node = g.call(fn, f"np.{fn.__name__}", (a, b), {}, fn(a.value, b.value if hasattr(b, "op") else b),
+                          "forward")
+        values.append(node)
+        pure.append(node)
+    outputs = [values[i] for i in rng.choice(np.arange(4, len(values)), size=min(4, len(values) - 4), replace=False)]
+    g.output(outputs)
+    return g
+
+
+def _model_step(optimizer, seed):
+    """A small model, its optimizer and ``step(x, y)`` (two linear layers, SiLU written out: 1 + exp repeats)."""
+    import chibigrad as torch
+    import chibigrad.nn.functional as F
+    from chibigrad import nn, optim
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 4))
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9) if optimizer == "SGD" else \
+        optim.Adam(model.parameters(), lr=0.01)
+
+    def step(x, y):
+        opt.zero_grad()
+        z = model[0](x)
+        loss = F.cross_entropy(model[2](z * torch.sigmoid(z)), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return model, step, (torch.tensor(np.random.default_rng(seed).standard_normal((6, 5)), dtype=torch.float32),
+                         torch.tensor([0, 1, 2, 3, 0, 1]))
+
+
+def traced_step(optimizer):
+    """The traced graph of a steady training step (the optimizer's state exists)."""
+    from chibigrad.compile import trace
+    _, step, (x, y) = _model_step(optimizer, 2)
+    step(x, y)
+    return trace(step, x, y)
+
+
+def compiled_params(optimizer, passes):
+    """A step compiled with ``passes`` (None: eager) run 4 times: the parameters, the graph's call count and
+    whether the graph's ``python_code`` was replaced on the instance."""
+    import chibigrad as torch
+    model, step, (x, y) = _model_step(optimizer, 1)
+    run = step if passes is None else torch.compile(step, options={"passes": passes})
+    for _ in range(4):
+        run(x, y)
+    graph = getattr(run, "graph", None)
+    return {"params": [p.detach().numpy().astype(np.float64) for p in model.parameters()],
+            "calls": -1 if graph is None else sum(n.op == "call" for n in graph.nodes),
+            "code_replaced": graph is not None and "python_code" in vars(graph)}
+
+
+def _refs(obj, ids):
+    """Arguments as data: a Node becomes ``("@node", id)``; numbers, strings, arrays, tuples, lists, dicts stay."""
+    if hasattr(obj, "op") and hasattr(obj, "target_name"):
+        return ("@node", ids.setdefault(id(obj), len(ids)))
+    if type(obj) in (tuple, list):
+        return type(obj)(_refs(x, ids) for x in obj)
+    if type(obj) is dict:
+        return {str(k): _refs(v, ids) for k, v in obj.items()}
+    if isinstance(obj, (bool, int, float, str, np.ndarray, np.generic)) or obj is None:
+        return obj
+    return ("@other", type(obj).__name__)
+
+
+def graph_data(graph, ids):
+    """``graph.nodes`` as data the judge can read and run: each node's id (``ids``: id(node) -> number, the
+    original nodes' given before a pass), op, target's name, arguments, the node it writes, its storage (as a
+    number), and a new constant's value."""
+    storages, nodes = {}, []
+    for node in graph.nodes:
+        number = ids.setdefault(id(node), len(ids))
+        value = node.value if node.op == "constant" and isinstance(node.value, (np.ndarray, np.generic, int, float)) \
+            else None
+        nodes.append({"id": number, "op": str(node.op), "target": str(node.target_name),
+                      "args": _refs(tuple(node.args), ids), "kwargs": _refs(dict(node.kwargs), ids),
+                      "mutates": None if node.mutates is None else _refs(node.mutates, ids)[1],
+                      "storage": None if node.storage is None else storages.setdefault(node.storage, len(storages)),
+                      "value": value})
+    return nodes
+
+
+def _graph_pass(fn, recipe, call):
+    graph = compile_graph(recipe)
+    ids = {id(n): i for i, n in enumerate(graph.nodes)}
+    before = list(graph.nodes)
+    result = call(fn, graph)
+    if recipe.get("pass") == "list":  # dead_nodes: a list of the graph's nodes, the graph left alone
+        return {"type": type(result).__name__,
+                "ids": [ids.get(id(n), -1) for n in result] if isinstance(result, list) else [],
+                "unchanged": [id(n) for n in graph.nodes] == [id(n) for n in before]}
+    count = result if isinstance(result, (int, np.integer)) and not isinstance(result, bool) else None
+    again = call(fn, graph) if recipe.get("twice") else None
+    return {"count": None if count is None else int(count), "returned": type(result).__name__,
+            "again": None if again is None else int(again) if isinstance(again, (int, np.integer)) else -1,
+            "nodes": graph_data(graph, ids)}

@@ -1,0 +1,273 @@
+"""The judge: hidden tests that run in the grading process, never in the process that runs the student's code.
+
+An assignment is *judged* when ``autograder/grading/exercises/a<assignment>.py`` exists. Its hidden checks
+are functions registered with :func:`exercise`; each gets a :class:`Student` (calls into the student
+process) and returns normally or raises ``AssertionError`` with a message for the student::
+
+    @exercise("01b_engine:backward_order")
+    def backward_order(student):
+        for seed in range(8):
+            case = {"recipe": "random_graph", "seed": seed, "pass": "root"}
+            got = student.call("backward_order", case, observe="node_ids")
+            expect_order(got, case, f"backward_order on random graph (seed {seed})")
+
+The kernel that runs the notebook is the student process (``runner`` answers there); the judge is the
+nbgrader process around it (``JudgedExecute``, or the worker's ``SandboxedExecute``). After a test cell's
+visible asserts ran in the kernel, the judge runs that exercise's check and, if it fails, appends the
+judge's error to the cell: nbgrader scores the cell 0. Whatever the student process printed or raised, only
+the judge's verdict adds that error, and the verdict comes from answers computed here, from recipes, with
+the full chibigrad: the student process receives inputs, never expected values, and what it returns is
+decoded as plain data (``protocol``), never run or unpickled.
+
+The kernel imports a *student lib* (:func:`student_lib`): the student edition of chibigrad (exercise answers
+stubbed) and only ``runner``, ``protocol`` and ``cases`` of this package, ahead of everything else on its path.
+"""
+import functools
+import hashlib
+import importlib
+import os
+import queue
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import Execute
+from nbclient.util import ensure_async, run_sync
+
+from . import protocol, sandbox
+
+EXERCISES = Path(__file__).resolve().parent / "exercises"
+RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
+DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
+_REGISTRY = {}
+JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
+
+
+def exercise(key):
+    """Register ``check(student)`` as the hidden check of ``"<assignment>:<exercise id>"``."""
+    def register(check):
+        _REGISTRY[key] = check
+        return check
+    return register
+
+
+def judged(assignment):
+    """Whether ``assignment``'s hidden tests are the judge's (its exercises module exists)."""
+    return (EXERCISES / f"a{assignment}.py").is_file()
+
+
+def check_for(assignment, exercise_id):
+    """The registered check of an exercise, or None when the assignment is not judged."""
+    if not judged(assignment):
+        return None
+    importlib.import_module(f"autograder.grading.exercises.a{assignment}")
+    return _REGISTRY.get(f"{assignment}:{exercise_id}")
+
+
+def expect(condition, message):
+    """``assert`` that survives ``python -O``: the message is what the student reads."""
+    if not condition:
+        raise AssertionError(message)
+
+
+def expect_array(got, expected, what, tol=1e-8):
+    """``got`` is an array with ``expected``'s shape and values; the message shows both."""
+    expected = np.asarray(expected, dtype=np.float64)
+    expect(got is not None, f"{what}: got None, expected {expected.tolist()}")
+    try:
+        got = np.asarray(got, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{what}: expected an array, got {type(got).__name__}") from None
+    expect(got.shape == expected.shape, f"{what}: shape {got.shape}, expected {expected.shape}")
+    expect(np.allclose(got, expected, rtol=tol, atol=tol), f"{what}: wrong values\n got:\n{got}\n expected:\n{expected}")
+
+
+class Student:
+    """The student process, seen from the judge: ``call`` a notebook function on a case, get plain data."""
+
+    def __init__(self, transport, setup=""):
+        self._transport, self._setup = transport, setup
+        self.calls = 0
+        self.suspicious = []  # what integrity.csv should list: answers outside the protocol, cases that broke
+
+    def call(self, name, case, observe="value", timeout=DEFAULT_TIMEOUT, what=None):
+        """What ``observe`` read of ``name`` called on ``case``; an AssertionError naming the case (``what``)
+        if it raised, recursed too deep, warned, timed out or answered outside the protocol."""
+        what = what or f"{name} on {describe(case)}"
+        request = protocol.Call(name=name, case=case, observe=observe, setup=self._setup)
+        self.calls += 1
+        text, problem = self._transport(request.to_json(), timeout)
+        if problem:
+            raise AssertionError(f"{what}: {problem}")
+        try:
+            reply = protocol.Reply.from_json(text)
+        except protocol.ProtocolError as err:
+            self.suspicious.append(f"an answer outside the grading protocol ({err})")
+            raise AssertionError(f"{what}: the notebook's process answered outside the grading protocol ({err})") \
+                from None
+        if reply.error == "RecursionError":
+            raise AssertionError(f"{what}: RecursionError. Graphs built by loops are far deeper than Python's "
+                                 "recursion limit (1000); walk them with an explicit stack (a list) instead of "
+                                 "recursive calls.")
+        if reply.error == "CaseError":
+            self.suspicious.append(f"the release's setup no longer builds the cases ({reply.message[:200]})")
+        if not reply.ok:
+            raise AssertionError(f"{what} raised {reply.error}: {reply.message}")
+        if reply.warning:
+            raise AssertionError(f"{what} emitted a warning ({reply.warning}); a warning goes to stderr and a "
+                                 "graded cell that writes to stderr scores 0.")
+        return reply.value
+
+
+def describe(case):
+    """A case in the student's terms, for messages (never the expected answer: the judge does not send it)."""
+    kind = case.get("recipe")
+    if kind == "random_graph":
+        return f"random graph (seed {case['seed']})"
+    if kind == "chain":
+        return f"a chain of {case['n']:,} products"
+    if kind == "squarings":
+        return f"{case['k']} squarings ({2 ** case['k']:,} paths)"
+    return case.get("what", kind)
+
+
+# ---- running the judge between the kernel's cells ------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def student_lib():
+    """A folder with the student edition of chibigrad and the runner's modules, compiled: kept in the temp
+    folder under a hash of what it is made from, so only the first grading after a change builds it."""
+    import compileall
+    from .. import build
+    package = Path(__file__).resolve().parent.parent
+    sources = sorted(Path(build.PACKAGE).rglob("*.py")) + [package / name for name in RUNNER_MODULES] + \
+        [package / "build.py"]
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(str(path.relative_to(package.parent)).encode())
+        digest.update(path.read_bytes())
+    folder = Path(tempfile.gettempdir()) / f"chibigrad-student-lib-{digest.hexdigest()[:16]}"
+    if folder.is_dir():
+        return folder
+    staging = Path(tempfile.mkdtemp(prefix="chibigrad-student-lib-staging-"))
+    build.write_student_package(staging / "chibigrad")
+    for name in RUNNER_MODULES:
+        target = staging / "autograder" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(package / name, target)
+    compileall.compile_dir(str(staging), quiet=1)
+    try:
+        staging.rename(folder)
+    except OSError:  # another process built it first
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+def verdict_output(message):
+    """The judge's failure as the error output nbgrader scores 0 (no frame of the judge in it)."""
+    return NotebookNode(output_type="error", ename="AssertionError", evalue=message,
+                        traceback=[f"AssertionError: {message}"])
+
+
+class JudgeMixin:
+    """For an Execute preprocessor: the kernel gets the student lib first on its path, and after a judged
+    test cell ran in the kernel, the judge runs the exercise's check and fails the cell if it fails."""
+
+    def preprocess(self, nb, resources=None, km=None):
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        self._assignment = assignment if judged(assignment) else None
+        self._setup = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and
+                                c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup")
+        self.judged_cells = {}
+        return super().preprocess(nb, resources, km)
+
+    def kernel_env(self):
+        """The kernel's environment: for a judged assignment only the allowlisted variables
+        (``sandbox.student_environment``) and the student lib ahead of anything on the path."""
+        if not self._assignment:
+            return dict(os.environ)
+        return sandbox.student_environment(PYTHONPATH=str(student_lib()))
+
+    async def async_start_new_kernel(self, **kwargs):
+        kwargs.setdefault("env", self.kernel_env())
+        return await super().async_start_new_kernel(**kwargs)
+
+    start_new_kernel = run_sync(async_start_new_kernel)  # nbclient's sync wrapper is bound to its own method
+
+    def preprocess_cell(self, cell, resources, index):
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if not (self._assignment and grade_id.endswith("-tests") and cell.cell_type == "code"):
+            return cell, resources
+        check = check_for(self._assignment, grade_id[:-len("-tests")])
+        if check is None or any(o.output_type == "error" for o in cell.outputs):
+            return cell, resources  # the visible tests failed (or the kernel stopped): nothing to add
+        begin = time.monotonic()
+        student = Student(run_sync(self._async_ask), self._setup)
+        try:
+            check(student)
+            message = None
+        except AssertionError as err:
+            message = str(err)
+        except Exception as err:  # a fault of the judge's own: never points, and say so
+            message = f"the grader's check failed ({type(err).__name__}: {err}); tell your instructor"
+        if message:
+            cell.outputs.append(verdict_output(message))
+        self.judged_cells[grade_id] = {"ok": message is None, "calls": student.calls,
+                                       "seconds": round(time.monotonic() - begin, 3)}
+        for problem in student.suspicious:
+            self.judge_note(f"cell {grade_id}: {JUDGE_SAW} {problem}")
+        return cell, resources
+
+    def judge_note(self, text):
+        """A sentence for the report and integrity.csv (the worker's preprocessor keeps it)."""
+        self.log.warning(text)
+
+    async def _async_ask(self, request, timeout):
+        """Send one request to the runner in the kernel; ``(reply text, None)`` or ``(None, problem)``."""
+        code = f"__import__('autograder.grading.runner', fromlist=['_']).serve({request!r})"
+        msg_id = self.kc.execute(code, silent=False, store_history=False, allow_stdin=False)
+        deadline, reply, error = time.monotonic() + timeout, None, None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                await ensure_async(self.km.interrupt_kernel())
+                await self._drain(msg_id, 5.0)
+                return None, f"took longer than {timeout:g} s (an endless loop, or a walk that visits shared " \
+                             "nodes again and again?)"
+            try:
+                msg = await self.kc.iopub_channel.get_msg(timeout=min(left, 1.0))
+            except queue.Empty:
+                if not await ensure_async(self.km.is_alive()):
+                    return None, "the notebook's kernel died during the call"
+                continue
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "display_data" and protocol.MIME in content.get("data", {}):
+                reply = content["data"][protocol.MIME]
+            elif kind == "error":
+                error = f"{content.get('ename')}: {content.get('evalue')}"
+            elif kind == "status" and content.get("execution_state") == "idle":
+                break
+        if reply is None:
+            return None, f"no answer from the notebook's process ({error or 'nothing came back'})"
+        return reply, None
+
+    async def _drain(self, msg_id, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                msg = await self.kc.iopub_channel.get_msg(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                return
+            if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status" \
+                    and msg["content"].get("execution_state") == "idle":
+                return
+
+
+class JudgedExecute(JudgeMixin, Execute):
+    """nbgrader's Execute with the judge (what ``nbgrader autograde`` in ``notebooks/`` uses)."""

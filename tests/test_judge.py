@@ -1,0 +1,250 @@
+"""Judged grading (``autograder/grading/judge.py``): the hidden checks run in the grader's process, the
+student's code in another, and only plain data crosses.
+
+Fast tests check the pieces in-process: the protocol refuses anything but plain data, the runner answers
+with data and errors, cases are built with the release's classes, the environment allowlist, and that a
+judged check never sends an expected answer. The slow ones grade 01b_engine notebooks for real: with
+``nbgrader autograde`` (what ``make grade`` and ``tests/test_exercises.py`` run) and with ``autograder
+grade`` (sandboxed workers) while a canary token sits in the grader's environment.
+"""
+import base64
+import io
+import json
+import pickle
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+import synthetic_classes
+from autograder import build
+from autograder.grading import judge, protocol, runner, sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+CANARY = "canary-7f3a9c-do-not-leak"
+
+
+def _setup_namespace(assignment="01b_engine"):
+    """The notebook's namespace after its locked cells and solutions ran (as the kernel has it)."""
+    nb = nbformat.read(build.NOTEBOOKS / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    namespace, setup = {}, ""
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and (meta.get("solution") or meta.get("grade_id") == "setup"):
+            exec(cell.source, namespace)
+            setup = cell.source if meta.get("grade_id") == "setup" else setup
+    return namespace, setup
+
+
+def _in_process(namespace, sent=None):
+    """A transport that answers with the runner in this process (and records what was sent)."""
+    def transport(request, timeout):
+        if sent is not None:
+            sent.append(protocol.Call.from_json(request))
+        return runner.answer(protocol.Call.from_json(request), namespace).to_json(), None
+    return transport
+
+
+# ---- the protocol ----------------------------------------------------------------------------------------------
+
+def test_the_protocol_carries_plain_data_and_refuses_anything_else():
+    value = {"a": [1, 2.5, None, True, "x"], "t": (np.arange(3.0), np.float64(2.0)), "n": float("nan")}
+    back = protocol.decode(json.loads(json.dumps(protocol.encode(value))))
+    assert back["a"] == [1, 2.5, None, True, "x"] and np.isnan(back["n"])
+    assert isinstance(back["t"], tuple) and np.array_equal(back["t"][0], np.arange(3.0)) and back["t"][1] == 2.0
+    for bad in (object(), {1: 2}, np.array([object()]), {1, 2}, b"bytes"):
+        with pytest.raises(protocol.ProtocolError):
+            protocol.encode(bad)
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([{"x": 1}], dtype=object), allow_pickle=True)
+    pickled = {"ndarray": base64.b64encode(buffer.getvalue()).decode()}
+    for forged in (pickled, {"pickle": base64.b64encode(pickle.dumps(1)).decode()}, {"tuple": 1, "dict": {}}):
+        with pytest.raises(protocol.ProtocolError):
+            protocol.decode(forged)
+    good = protocol.Reply(ok=True, value=1).to_json()
+    assert protocol.Reply.from_json(good).value == 1
+    with pytest.raises(protocol.ProtocolError):
+        protocol.Reply.from_json(json.dumps(dict(json.loads(good), verdict="pass")))
+
+
+# ---- the runner (student side) ---------------------------------------------------------------------------------
+
+def test_the_runner_answers_with_data_and_names_errors():
+    def deep(n):
+        return 0 if n == 0 else 1 + deep(n - 1)
+
+    def warns(x):
+        warnings.warn("careful")
+        return x
+
+    namespace = {"double": lambda a: 2 * a, "fails": lambda a: 1 / 0, "deep": deep, "warns": warns,
+                 "opaque": lambda a: object(), "chatty": lambda a: print("hello") or a}
+    ask = judge.Student(_in_process(namespace))
+    assert np.array_equal(ask.call("double", {"recipe": "args", "args": [np.ones(2)]}), [2.0, 2.0])
+    assert ask.call("chatty", {"recipe": "args", "args": [3]}) == 3
+    for name, arg, message in (("fails", 1, "raised ZeroDivisionError: division by zero"),
+                               ("deep", 5000, "RecursionError"), ("warns", 1, "emitted a warning (UserWarning"),
+                               ("opaque", 1, "raised TypeError: returned a object"),
+                               ("missing", 1, "the notebook defines no function 'missing'")):
+        with pytest.raises(AssertionError, match=message.replace("(", r"\(")):
+            ask.call(name, {"recipe": "args", "args": [arg], "what": name})
+    assert ask.call("deep", {"recipe": "args", "args": [500]}) == 500, "the default limit, counted from the call"
+
+
+def test_cases_are_built_with_the_release_setup_not_a_replaced_class():
+    """A later cell that replaces the setup's Tensor (to mirror every op into chibigrad, say) is undone: the
+    runner runs the release's setup again, so the case and the student's code see the instructor's classes."""
+    namespace, setup = _setup_namespace()
+    original = namespace["Tensor"]
+    namespace["Tensor"] = type("Mirror", (original,), {})
+    seen = []
+    namespace["probe"] = lambda out: seen.append((type(out).__name__, namespace["Tensor"].__name__)) or 0
+    judge.Student(_in_process(namespace), setup).call("probe", {"recipe": "chain", "n": 3})
+    assert seen == [("Tensor", "Tensor")]
+
+
+def test_a_judged_check_never_sends_an_expected_answer():
+    """What the student process receives are recipes and inputs; the answers the checks compare with are
+    computed in the judge and never sent (so no frame, global or gc walk in the student process finds them)."""
+    from autograder.checks.a02_backward import _numpy_sum_to
+    from autograder.grading.exercises import a01b_engine
+    namespace, setup = _setup_namespace()
+    sent = []
+    a01b_engine.formulas(judge.Student(_in_process(namespace, sent), setup))
+    a01b_engine.accumulate(judge.Student(_in_process(namespace, sent), setup))
+    arrays = [a for call in sent for a in _arrays(call.case)]
+    expected = []  # what the checks compare with, recomputed here
+    for call in sent:
+        if call.name == "div_backward":
+            g, a, b = call.case["args"]
+            expected += [g / b, -g * a / b ** 2]
+        if call.name == "accumulate" and call.case.get("first") is not None:
+            g, _, shape = call.case["calls"][0]
+            expected.append(call.case["first"] + _numpy_sum_to(g, shape))
+    assert expected and not any(np.allclose(e, a) for e in expected for a in arrays if e.shape == a.shape)
+
+
+def _arrays(value):
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _arrays(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _arrays(v)
+
+
+def test_the_judge_turns_transport_problems_into_failures():
+    for transport, message in ((lambda r, t: (None, "took longer than 2 s"), "walk on x: took longer than 2 s"),
+                               (lambda r, t: ('{"ok": true}', None), "answered outside the grading protocol"),
+                               (lambda r, t: ("not json", None), "answered outside the grading protocol")):
+        with pytest.raises(AssertionError, match=message):
+            judge.Student(transport).call("walk", {"recipe": "args", "args": [], "what": "x"})
+
+
+def test_the_student_process_environment_is_an_allowlist():
+    env = sandbox.student_environment({"PATH": "/usr/bin", "LC_ALL": "C.UTF-8", "CANVAS_API_TOKEN": CANARY,
+                                       "AWS_SECRET_ACCESS_KEY": CANARY, "CHIBIGRAD_SIMULATE_CUDA": "auto",
+                                       "JUPYTER_CONFIG_DIR": "/home/instructor/.jupyter"}, HOME="/sandbox/tmp")
+    assert env == {"PATH": "/usr/bin", "LC_ALL": "C.UTF-8", "CHIBIGRAD_SIMULATE_CUDA": "auto", "HOME": "/sandbox/tmp"}
+
+
+def test_the_student_lib_has_the_runner_and_the_student_edition_only():
+    lib = judge.student_lib()
+    files = {str(p.relative_to(lib)) for p in lib.rglob("*.py")}
+    assert {"autograder/grading/runner.py", "autograder/grading/protocol.py", "autograder/grading/cases.py"} <= files
+    assert not any(f.startswith(("autograder/checks", "autograder/grading/exercises")) for f in files)
+    assert "autograder/grading/judge.py" not in files and "autograder/grading/verify.py" not in files
+    stubbed = [f for f in files if "NotImplementedError(\"Exercise" in (lib / f).read_text()
+               or "NotImplementedError('Exercise" in (lib / f).read_text()]
+    assert stubbed, "the student edition of chibigrad: exercise answers stubbed"
+    assert not any("# BEGIN EXERCISE" in (lib / f).read_text() for f in files)
+
+
+# ---- graded for real ---------------------------------------------------------------------------------------------
+
+HOSTILE_01B = '''# hostile: looks for the grader, its answers and its secrets from inside the kernel
+import gc, os, sys
+print("env:", sorted(os.environ.items()))
+for name in ("autograder.checks", "autograder.grading.judge", "autograder.grading.exercises.a01b_engine"):
+    try:
+        __import__(name)
+        print("IMPORTED", name)
+    except ImportError as err:
+        print("refused:", name, type(err).__name__)
+
+def backward(tensor, grad=None, retain_graph=False):
+    """Fills every leaf's .grad with numbers found in the caller's frames and in gc: the expected answers,
+    if the grader had them in this process."""
+    found = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        found += [v for v in frame.f_locals.values() if isinstance(v, float)]
+        frame = frame.f_back
+    found += [o for o in gc.get_objects() if isinstance(o, float)][:1000]
+    todo = [tensor.node]
+    while todo:
+        node = todo.pop()
+        if node is None:
+            continue
+        if hasattr(node, "tensor"):
+            node.tensor.grad = found[0] if found else 0.0
+        todo += node.edges
+'''
+
+
+def _hostile_notebook(course_dir):
+    nb = synthetic_classes.solved_notebook(course_dir, "01b_engine")
+    cell = next(c for c in nb.cells if c.id == "backward")
+    cell.source = HOSTILE_01B
+    return nb
+
+
+@pytest.mark.slow
+def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
+    """``autograder grade`` on 01b_engine with a canary token in the grader's environment: the solutions
+    score 12/12; a submission that snoops for the grader scores 0 on that exercise only, imports none of the
+    grader's checks, and the token appears in no file grading or feedback writes."""
+    course_dir = synthetic_classes.course_copy(tmp_path, ["01b_engine"])
+    env = dict(build.nbgrader_env(), CANVAS_API_TOKEN=CANARY)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), *args],  # noqa
+                                       capture_output=True, text=True, timeout=1200, env=env)
+    assert run("release", "--no-zip", "--dest", str(tmp_path / "student")).returncode == 0
+    for student, nb in (("solved", synthetic_classes.solved_notebook(course_dir, "01b_engine")),
+                        ("hostile", _hostile_notebook(course_dir))):
+        target = course_dir / "submitted" / student / "01b_engine" / "01b_engine.ipynb"
+        target.parent.mkdir(parents=True)
+        nbformat.write(nb, target)
+    graded = run("grade", "--workers", "2", "--cell-timeout", "60")
+    assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
+    assert run("feedback").returncode == 0
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", "chibigrad") as gb:
+        scores = {s: {g.name[:-len("-tests")]: g.score for g in gb.find_submission_notebook(
+            "01b_engine", "01b_engine", s).grades} for s in ("solved", "hostile")}
+    assert scores["solved"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 4}, scores
+    assert scores["hostile"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 0}, scores
+    autograded = nbformat.read(course_dir / "autograded" / "hostile" / "01b_engine" / "01b_engine.ipynb", as_version=4)
+    printed = "".join(o.get("text", "") for c in autograded.cells if c.id == "backward" for o in c.outputs)
+    assert "refused: autograder.checks ModuleNotFoundError" in printed and "IMPORTED" not in printed, printed
+    assert "env: [" in printed and sandbox.POLICY_ENV not in printed, "the sandbox's paths stay the grader's"
+    leaked = [str(p) for p in course_dir.rglob("*") if p.is_file() and CANARY.encode() in p.read_bytes()]
+    assert not leaked, f"the canary token is in {leaked}"
+
+
+@pytest.mark.slow
+def test_make_grade_on_a_judged_notebook(tmp_path):
+    """``make grade``'s self-study grading of a solved 01b_engine: full marks; the notebook is only read."""
+    path = tmp_path / "01b_engine.ipynb"
+    shutil.copy(build.NOTEBOOKS / "source" / "01b_engine" / "01b_engine.ipynb", path)
+    before = path.read_bytes()
+    assignment, rows = build.self_grade(path)
+    assert assignment == "01b_engine" and [(r[0], r[1], r[2]) for r in rows] == [
+        ("backward_order", 3, 3), ("accumulate", 2, 2), ("formulas", 3, 3), ("backward", 4, 4)], rows
+    assert path.read_bytes() == before
