@@ -1,0 +1,125 @@
+"""Grade red-team corpus files of one assignment as a class, sandboxed, and measure.
+
+    python tests/redteam/tools/run_class.py ASSIGNMENT [FILE ...]   (default: every corpus file of it)
+
+Each corpus file becomes one student's notebook (the student edition with that one cell replaced),
+collected into the scratch course build/rtcourse, graded with `autograder grade --workers 2` under
+a canary CANVAS_API_TOKEN, then `feedback` and `export`. Writes build/rtresults/<assignment>.json:
+per file the points on the attacked exercise, points elsewhere, and leaks found (canary anywhere
+under the course or in the commands' output; RTLEAK blocks in feedback that carry the canary, hidden
+test source or check bytecode). Never runs a submission outside the grader.
+"""
+import base64, csv, html, json, os, re, shutil, subprocess, sys, time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+sys.path.insert(0, str(HERE)); sys.path.insert(0, str(HERE.parent))
+from make_nb import build  # noqa: E402
+from corpus import entries  # noqa: E402
+
+COURSE = REPO / "build" / "rtcourse"
+CANARY = "canary-RT-7f3a9c"
+PY = str(REPO / ".venv" / "bin" / "python")
+
+
+def student_id(e):
+    return re.sub(r"[^A-Za-z0-9-]", "-", f"{e.kind[0]}-{e.exercise}-{e.name}")[:60]
+
+
+def ag(*args, log):
+    env = dict(os.environ, CANVAS_API_TOKEN=CANARY)
+    p = subprocess.run([PY, "-m", "autograder", "--course", str(COURSE), *args], cwd=REPO, env=env,
+                       capture_output=True, text=True)
+    log.write(f"$ autograder {' '.join(args)}  rc={p.returncode}\n{p.stdout}\n{p.stderr}\n")
+    return p
+
+
+def canary_forms():
+    forms = {CANARY, CANARY[::-1], " ".join(CANARY)}
+    for pad in ("", "x", "xx"):
+        b = base64.b64encode((pad + CANARY).encode()).decode()
+        forms.add(b[4:-4] if len(b) > 12 else b)
+    return forms
+
+
+def decoded(block):
+    """The texts an RTLEAK block may hold: as is, reversed, base64-decoded."""
+    out = [block, block[::-1]]
+    for tok in re.findall(r"[A-Za-z0-9+/=]{16,}", block):
+        try:
+            out.append(base64.b64decode(tok + "=" * (-len(tok) % 4)).decode("utf-8", "replace"))
+        except Exception:
+            pass
+    return out
+
+
+HIDDEN_MARKS = ("BEGIN HIDDEN", "autograder.checks", "from autograder", "check_")
+
+
+def main():
+    a = sys.argv[1]
+    files = [Path(p).resolve() for p in sys.argv[2:]]
+    chosen = [e for e in entries() if e.assignment == a and (not files or e.path in files)]
+    visible = REPO / "build" / "rtresults" / f"{a}-visible.json"
+    if not files and visible.exists():  # a wrong answer a visible test catches loses the points: no need to grade it
+        caught = {r["file"] for r in json.loads(visible.read_text()) if r["caught_visible"]}
+        chosen = [e for e in chosen if str(e.path.relative_to(REPO)) not in caught]
+    subs = REPO / "build" / "rtsubs" / a
+    shutil.rmtree(subs, ignore_errors=True)
+    for e in chosen:
+        build(subs / student_id(e) / a, [e.path])
+    out = REPO / "build" / "rtresults"; out.mkdir(parents=True, exist_ok=True)
+    log = open(out / f"{a}.log", "w")
+    t0 = time.time()
+    ag("collect", str(subs), "--assignment", a, log=log)
+    g = ag("grade", a, "--workers", "2", "--force", *sum((["--student", student_id(e)] for e in chosen), []), log=log)
+    ag("feedback", a, *sum((["--student", student_id(e)] for e in chosen if e.kind == "hostile"), []), log=log)
+    ag("export", "--output", str(out / f"{a}-grades.csv"), log=log)
+    ag("integrity", "--output", str(out / f"{a}-integrity.csv"), log=log)
+    elapsed = time.time() - t0
+    log.close()
+    rows = {r["student"] if "student" in r else r[next(iter(r))]: r for r in csv.DictReader(open(out / f"{a}-grades.csv"))}
+    forms = canary_forms()
+    logtext = (out / f"{a}.log").read_text()
+    integrity = (out / f"{a}-integrity.csv").read_text()
+    results = []
+    for e in chosen:
+        sid = student_id(e)
+        row = rows.get(sid, {})
+        pts = {k.split(":", 1)[1]: v for k, v in row.items() if k.startswith(a + ":")}
+        mine = pts.get(e.exercise)
+        others = sum(float(v or 0) for k, v in pts.items() if k != e.exercise)
+        canary_files, leaks = [], []
+        for root in (COURSE / "autograded" / sid / a, COURSE / "feedback" / sid / a, COURSE / "grading" / "records" / a):
+            for f in (root.rglob("*") if root.exists() else []):
+                if f.is_file() and (root.name != a or True):
+                    if root.name == a and "records" in str(root) and not f.name.startswith(sid):
+                        continue
+                    text = f.read_bytes().decode("utf-8", "replace")
+                    if any(x in text for x in forms):
+                        canary_files.append(str(f.relative_to(COURSE)))
+                    if "feedback" in str(f):
+                        for block in re.findall(r"RTLEAK&lt;&lt;(.*?)&gt;&gt;|RTLEAK<<(.*?)>>", text, re.S):
+                            block = html.unescape(block[0] or block[1])
+                            for d in decoded(block):
+                                if any(x in d for x in forms):
+                                    leaks.append("canary")
+                                if any(m in d for m in HIDDEN_MARKS):
+                                    leaks.append("hidden-source")
+                            if block.startswith("DIS") and len(block) > 80:
+                                leaks.append("check-bytecode")
+        results.append(dict(file=str(e.path.relative_to(REPO)), kind=e.kind, exercise=e.exercise, student=sid,
+                            points=mine, other_points=others, canary_files=sorted(set(canary_files)),
+                            leaks=sorted(set(leaks)), in_integrity=sid in integrity))
+    summary = dict(assignment=a, seconds=round(elapsed, 1), grade_rc=g.returncode,
+                   canary_in_command_output=any(x in logtext for x in forms), results=results)
+    (out / f"{a}.json").write_text(json.dumps(summary, indent=1))
+    for r in results:
+        print(f"{r['kind']:7s} {r['exercise']:22s} {r['student'][:45]:45s} pts={r['points']} other={r['other_points']} "
+              f"canary={len(r['canary_files'])} leaks={','.join(r['leaks'])} integrity={r['in_integrity']}")
+    print("seconds", summary["seconds"], "grade rc", g.returncode, "canary in output", summary["canary_in_command_output"])
+
+
+if __name__ == "__main__":
+    main()
