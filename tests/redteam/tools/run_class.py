@@ -54,7 +54,7 @@ def decoded(block):
     return out
 
 
-HIDDEN_MARKS = ("BEGIN HIDDEN", "autograder.checks", "from autograder", "check_")
+HIDDEN_MARKS = ("BEGIN HIDDEN", "from autograder.checks import", "import autograder.checks")
 
 
 def main():
@@ -70,19 +70,32 @@ def main():
     for e in chosen:
         build(subs / student_id(e) / a, [e.path])
     out = REPO / "build" / "rtresults"; out.mkdir(parents=True, exist_ok=True)
-    log = open(out / f"{a}.log", "w")
+    tag = a if not files else a + "-extra"
+    log = open(out / f"{tag}.log", "w")
     t0 = time.time()
     ag("collect", str(subs), "--assignment", a, log=log)
     g = ag("grade", a, "--workers", "2", "--force", *sum((["--student", student_id(e)] for e in chosen), []), log=log)
     ag("feedback", a, *sum((["--student", student_id(e)] for e in chosen if e.kind == "hostile"), []), log=log)
-    ag("export", "--output", str(out / f"{a}-grades.csv"), log=log)
-    ag("integrity", "--output", str(out / f"{a}-integrity.csv"), log=log)
+    ag("export", "--output", str(out / f"{tag}-grades.csv"), log=log)
+    ag("integrity", "--output", str(out / f"{tag}-integrity.csv"), log=log)
     elapsed = time.time() - t0
     log.close()
-    rows = {r["student"] if "student" in r else r[next(iter(r))]: r for r in csv.DictReader(open(out / f"{a}-grades.csv"))}
+    analyze(a, chosen, elapsed, g.returncode, tag)
+
+
+PLANTED = ("/tmp/rt-planted", "/tmp/rt-judge-pwned", "/tmp/rt-judge-pwned-repr", "~/rt-planted",
+           str(COURSE / "rt-fork-was-here"), str(COURSE / "rt-daemon-was-here"), str(COURSE / "rt-planted"))
+NOTE_PATTERNS = (r"RT-DAMAGE [^\n<]*", r"RT-SIGNALLABLE[^\n<]*", r"children started: \d+", r"blocks in the kernel: \d+",
+                 r"found reference helper[^\n<]*", r"RTLEAK-PAYLOAD-RAN")
+
+
+def analyze(a, chosen, elapsed=None, grade_rc=None, tag=None):
+    tag = tag or a
+    out = REPO / "build" / "rtresults"
+    rows = {r["student"] if "student" in r else r[next(iter(r))]: r for r in csv.DictReader(open(out / f"{tag}-grades.csv"))}
     forms = canary_forms()
-    logtext = (out / f"{a}.log").read_text()
-    integrity = (out / f"{a}-integrity.csv").read_text()
+    logtext = (out / f"{tag}.log").read_text()
+    integrity = (out / f"{tag}-integrity.csv").read_text()
     results = []
     for e in chosen:
         sid = student_id(e)
@@ -90,36 +103,57 @@ def main():
         pts = {k.split(":", 1)[1]: v for k, v in row.items() if k.startswith(a + ":")}
         mine = pts.get(e.exercise)
         others = sum(float(v or 0) for k, v in pts.items() if k != e.exercise)
-        canary_files, leaks = [], []
-        for root in (COURSE / "autograded" / sid / a, COURSE / "feedback" / sid / a, COURSE / "grading" / "records" / a):
-            for f in (root.rglob("*") if root.exists() else []):
-                if f.is_file() and (root.name != a or True):
-                    if root.name == a and "records" in str(root) and not f.name.startswith(sid):
-                        continue
-                    text = f.read_bytes().decode("utf-8", "replace")
-                    if any(x in text for x in forms):
-                        canary_files.append(str(f.relative_to(COURSE)))
-                    if "feedback" in str(f):
-                        for block in re.findall(r"RTLEAK&lt;&lt;(.*?)&gt;&gt;|RTLEAK<<(.*?)>>", text, re.S):
-                            block = html.unescape(block[0] or block[1])
-                            for d in decoded(block):
-                                if any(x in d for x in forms):
-                                    leaks.append("canary")
-                                if any(m in d for m in HIDDEN_MARKS):
-                                    leaks.append("hidden-source")
-                            if block.startswith("DIS") and len(block) > 80:
-                                leaks.append("check-bytecode")
+        canary_files, leaks, notes = [], [], []
+        files = [f for root in (COURSE / "autograded" / sid / a, COURSE / "feedback" / sid / a) if root.exists()
+                 for f in root.rglob("*") if f.is_file()]
+        record = COURSE / "grading" / "records" / a / f"{sid}.json"
+        files += [record] if record.exists() else []
+        for f in files:
+            text = f.read_bytes().decode("utf-8", "replace")
+            if any(x in text for x in forms):
+                canary_files.append(str(f.relative_to(COURSE)))
+            if f.suffix == ".ipynb":
+                for pat in NOTE_PATTERNS:
+                    notes += re.findall(pat, text)
+            if "feedback" in f.parts:
+                if re.search(r"<script[^>]*>\s*/\*RTXSS|onerror=\"/\*RTXSS", text):
+                    leaks.append("script-in-feedback")
+                for block in re.findall(r"RTLEAK&lt;&lt;(.*?)&gt;&gt;|RTLEAK<<(.*?)>>", text, re.S):
+                    block = html.unescape(block[0] or block[1])
+                    for d in decoded(block):
+                        if any(x in d for x in forms):
+                            leaks.append("canary")
+                        if any(m in d for m in HIDDEN_MARKS):
+                            leaks.append("hidden-source")
+                    tag = block.split(" ", 1)[0]
+                    if tag in ("DIS", "STEP", "INPUTS", "ARGS", "SRCREV", "SRCB64", "FILE", "PROC") and len(block) > 80:
+                        leaks.append(f"printed-{tag}")
         results.append(dict(file=str(e.path.relative_to(REPO)), kind=e.kind, exercise=e.exercise, student=sid,
-                            points=mine, other_points=others, canary_files=sorted(set(canary_files)),
-                            leaks=sorted(set(leaks)), in_integrity=sid in integrity))
-    summary = dict(assignment=a, seconds=round(elapsed, 1), grade_rc=g.returncode,
-                   canary_in_command_output=any(x in logtext for x in forms), results=results)
-    (out / f"{a}.json").write_text(json.dumps(summary, indent=1))
+                            points=mine, max_points=None, other_points=others, graded=bool(row),
+                            canary_files=sorted(set(canary_files)), leaks=sorted(set(leaks)),
+                            notes=sorted(set(n.strip() for n in notes)), in_integrity=sid in integrity))
+    planted = [p for p in PLANTED if Path(p).expanduser().exists()]
+    summary = dict(assignment=a, seconds=None if elapsed is None else round(elapsed, 1), grade_rc=grade_rc,
+                   canary_in_command_output=any(x in logtext for x in forms), planted_files=planted, results=results)
+    (out / f"{tag}.json").write_text(json.dumps(summary, indent=1))
     for r in results:
         print(f"{r['kind']:7s} {r['exercise']:22s} {r['student'][:45]:45s} pts={r['points']} other={r['other_points']} "
-              f"canary={len(r['canary_files'])} leaks={','.join(r['leaks'])} integrity={r['in_integrity']}")
-    print("seconds", summary["seconds"], "grade rc", g.returncode, "canary in output", summary["canary_in_command_output"])
+              f"canary={len(r['canary_files'])} leaks={','.join(r['leaks'])} notes={r['notes']} integrity={r['in_integrity']}")
+    print("seconds", summary["seconds"], "grade rc", grade_rc, "canary in output", summary["canary_in_command_output"],
+          "planted", planted)
+
+
+def main_analyze(tag):
+    """Analyse again what an earlier run left (the students graded are those in the results file)."""
+    a = tag.replace("-extra", "")
+    old = json.loads((REPO / "build" / "rtresults" / f"{tag}.json").read_text())
+    done = {r["file"] for r in old["results"]}
+    chosen = [e for e in entries() if str(e.path.relative_to(REPO)) in done]
+    analyze(a, chosen, old.get("seconds"), old.get("grade_rc"), tag)
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--analyze":
+        main_analyze(sys.argv[2])
+    else:
+        main()
