@@ -18,7 +18,7 @@ sys.path.insert(0, str(HERE)); sys.path.insert(0, str(HERE.parent))
 from make_nb import build  # noqa: E402
 from corpus import entries  # noqa: E402
 
-COURSE = REPO / "build" / "rtcourse"
+COURSE = Path(os.environ.get("RT_COURSE", REPO / "build" / "rtcourse"))
 CANARY = "canary-RT-7f3a9c"
 PY = str(REPO / ".venv" / "bin" / "python")
 
@@ -76,8 +76,9 @@ def main():
     ag("collect", str(subs), "--assignment", a, log=log)
     g = ag("grade", a, "--workers", "2", "--force", *sum((["--student", student_id(e)] for e in chosen), []), log=log)
     ag("feedback", a, *sum((["--student", student_id(e)] for e in chosen if e.kind == "hostile"), []), log=log)
-    ag("export", "--output", str(out / f"{tag}-grades.csv"), log=log)
-    ag("integrity", "--output", str(out / f"{tag}-integrity.csv"), log=log)
+    if os.environ.get("RT_EXPORT"):  # slow (the whole course): run once at the end, see points_from_records
+        ag("export", "--output", str(out / f"{tag}-grades.csv"), log=log)
+        ag("integrity", "--output", str(out / f"{tag}-integrity.csv"), log=log)
     elapsed = time.time() - t0
     log.close()
     analyze(a, chosen, elapsed, g.returncode, tag)
@@ -89,13 +90,46 @@ NOTE_PATTERNS = (r"RT-DAMAGE [^\n<]*", r"RT-SIGNALLABLE[^\n<]*", r"children star
                  r"found reference helper[^\n<]*", r"RTLEAK-PAYLOAD-RAN")
 
 
+def points_from_records(a, tag):
+    """{student: {"<a>:<exercise>": points}}: from the export if there is one, else from the grading records
+    (a tests cell that finished 'ok' earns the exercise's points; maxima from any export's (max) row)."""
+    out = REPO / "build" / "rtresults"
+    for name in (f"{tag}-grades.csv", "all-grades.csv"):
+        if (out / name).exists():
+            rows = {r["student_id"]: r for r in csv.DictReader(open(out / name))}
+            if any(k.startswith(a + ":") for r in rows.values() for k in r):
+                return rows
+    top = {}
+    for f in out.glob("*grades.csv"):
+        for r in csv.DictReader(open(f)):
+            if r["student_id"] == "(max)":
+                top.update({k: float(v) for k, v in r.items() if ":" in k and v})
+    rows = {}
+    for f in (COURSE / "grading" / "records" / a).glob("*.json"):
+        rec = json.loads(f.read_text())
+        cells = rec.get("cells") or {}
+        if isinstance(cells, str):
+            import ast
+            cells = ast.literal_eval(cells)
+        failed = str(rec.get("verification") or "")
+        rows[rec["student"]] = {k: (v if cells.get(k.split(":", 1)[1] + "-tests", {}).get("status") == "ok"
+                                    and k.split(":", 1)[1] + "-tests" not in failed else 0.0)
+                                for k, v in top.items() if k.startswith(a + ":")} if rec.get("status") == "graded" else {}
+        if rows[rec["student"]] and abs(sum(rows[rec["student"]].values()) - float(rec.get("auto_score") or 0)) > 1e-9:
+            rows[rec["student"]]["mismatch"] = rec.get("auto_score")  # the final export decides
+    return rows
+
+
 def analyze(a, chosen, elapsed=None, grade_rc=None, tag=None):
     tag = tag or a
     out = REPO / "build" / "rtresults"
-    rows = {r["student"] if "student" in r else r[next(iter(r))]: r for r in csv.DictReader(open(out / f"{tag}-grades.csv"))}
+    rows = points_from_records(a, tag)
     forms = canary_forms()
     logtext = (out / f"{tag}.log").read_text()
-    integrity = (out / f"{tag}-integrity.csv").read_text()
+    integrity = ""
+    for name in (f"{tag}-integrity.csv", "all-integrity.csv"):
+        if (out / name).exists():
+            integrity += (out / name).read_text()
     results = []
     for e in chosen:
         sid = student_id(e)
@@ -133,7 +167,7 @@ def analyze(a, chosen, elapsed=None, grade_rc=None, tag=None):
                             canary_files=sorted(set(canary_files)), leaks=sorted(set(leaks)),
                             notes=sorted(set(n.strip() for n in notes)), in_integrity=sid in integrity))
     planted = [p for p in PLANTED if Path(p).expanduser().exists()]
-    summary = dict(assignment=a, seconds=None if elapsed is None else round(elapsed, 1), grade_rc=grade_rc,
+    summary = dict(assignment=a, course=str(COURSE), seconds=None if elapsed is None else round(elapsed, 1), grade_rc=grade_rc,
                    canary_in_command_output=any(x in logtext for x in forms), planted_files=planted, results=results)
     (out / f"{tag}.json").write_text(json.dumps(summary, indent=1))
     for r in results:

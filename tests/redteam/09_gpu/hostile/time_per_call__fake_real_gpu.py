@@ -1,8 +1,8 @@
 # attack: make a CPU-only grader believe it has a real GPU: torch.cuda.is_simulated/is_available/
 #   get_device_name patched, every "simulated" flag on the cuda backend objects set to False, the
 #   environment variable changed; the timing itself is right
-# expect: on a machine without a GPU the exercise is not graded (excused / not 0 for a correct answer,
-#   never full points from a pretended GPU); batch continues
+# expect: 0 points for time_per_call on a machine without a GPU (not graded / excused, never points from
+#   a pretended GPU); batch continues
 import sys
 
 torch.cuda.is_simulated = lambda *a, **k: False
