@@ -62,7 +62,8 @@ def main():
                 totals["unearned_tricks"] += bool(unearned)
                 leaks = [] if r is None else r.get("leaks", []) + (["canary-in-" + ",".join(r["canary_files"])]
                                                           if r["canary_files"] else [])
-                totals["leak_tricks"] += bool(leaks)
+                totals["leak_tricks"] += any(k.startswith(("canary", "hidden-source", "printed-DIS", "script"))
+                                             for k in leaks)
                 totals["canary_tricks"] += bool(r and r["canary_files"])
                 rows_h.append(f"| {a} | {e.exercise} | {e.name} | "
                               f"{'not graded' if r is None else f'{pts:g} / {top.get(e.exercise, 0):g}' if pts is not None else 'no grade'} | "

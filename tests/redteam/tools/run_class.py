@@ -159,12 +159,13 @@ def analyze(a, chosen, elapsed=None, grade_rc=None, tag=None):
                             leaks.append("canary")
                         if any(m in d for m in HIDDEN_MARKS):
                             leaks.append("hidden-source")
-                    tag = block.split(" ", 1)[0]
-                    if tag in ("DIS", "STEP", "INPUTS", "ARGS", "SRCREV", "SRCB64", "FILE", "PROC") and len(block) > 80:
-                        leaks.append(f"printed-{tag}")
+                    btag = block.split(" ", 1)[0]
+                    if btag in ("DIS", "STEP", "INPUTS", "ARGS", "SRCREV", "SRCB64", "FILE", "PROC") and len(block) > 80:
+                        leaks.append(f"printed-{btag}")
         results.append(dict(file=str(e.path.relative_to(REPO)), kind=e.kind, exercise=e.exercise, student=sid,
                             points=mine, max_points=None, other_points=others, graded=bool(row),
-                            canary_files=sorted(set(canary_files)), leaks=sorted(set(leaks)),
+                            canary_files=sorted(set(canary_files)),
+                            leaks=[f"{k}x{leaks.count(k)}" if k.startswith("printed-") else k for k in sorted(set(leaks))],
                             notes=sorted(set(n.strip() for n in notes)), in_integrity=sid in integrity))
     planted = [p for p in PLANTED if Path(p).expanduser().exists()]
     summary = dict(assignment=a, course=str(COURSE), seconds=None if elapsed is None else round(elapsed, 1), grade_rc=grade_rc,
