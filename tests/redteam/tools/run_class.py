@@ -75,7 +75,9 @@ def main():
     t0 = time.time()
     ag("collect", str(subs), "--assignment", a, log=log)
     g = ag("grade", a, "--workers", "2", "--force", *sum((["--student", student_id(e)] for e in chosen), []), log=log)
-    ag("feedback", a, *sum((["--student", student_id(e)] for e in chosen if e.kind == "hostile"), []), log=log)
+    hostile = sum((["--student", student_id(e)] for e in chosen if e.kind == "hostile"), [])
+    if hostile:  # without --student, feedback would write every student's
+        ag("feedback", a, *hostile, log=log)
     if os.environ.get("RT_EXPORT"):  # slow (the whole course): run once at the end, see points_from_records
         ag("export", "--output", str(out / f"{tag}-grades.csv"), log=log)
         ag("integrity", "--output", str(out / f"{tag}-integrity.csv"), log=log)
