@@ -69,7 +69,7 @@ def main():
                               f"{'not graded' if r is None else f'{pts:g} / {top.get(e.exercise, 0):g}' if pts is not None else 'no grade'} | "
                               f"{unearned:g} | {', '.join(leaks) or '-'} | "
                               f"{'; '.join(r.get('notes', [])) if r and r.get('notes') else '-'} | "
-                              f"{'yes' if r and r.get('in_integrity') else 'no'} |")
+                              f"{'?' if not r or r.get('in_integrity') is None else 'yes' if r['in_integrity'] else 'no'} |")
             else:
                 totals["wrong"] += 1
                 v = visible.get(key)

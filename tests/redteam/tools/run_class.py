@@ -89,7 +89,7 @@ def main():
 PLANTED = ("/tmp/rt-planted", "/tmp/rt-judge-pwned", "/tmp/rt-judge-pwned-repr", "~/rt-planted",
            str(COURSE / "rt-fork-was-here"), str(COURSE / "rt-daemon-was-here"), str(COURSE / "rt-planted"))
 NOTE_PATTERNS = (r"RT-DAMAGE [^\n<]*", r"RT-SIGNALLABLE[^\n<]*", r"children started: \d+", r"blocks in the kernel: \d+",
-                 r"found reference helper[^\n<]*", r"RTLEAK-PAYLOAD-RAN")
+                 r"found reference helper[^\n<]*")
 
 
 def points_from_records(a, tag):
@@ -168,7 +168,7 @@ def analyze(a, chosen, elapsed=None, grade_rc=None, tag=None):
                             points=mine, max_points=None, other_points=others, graded=bool(row),
                             canary_files=sorted(set(canary_files)),
                             leaks=[f"{k}x{leaks.count(k)}" if k.startswith("printed-") else k for k in sorted(set(leaks))],
-                            notes=sorted(set(n.strip() for n in notes)), in_integrity=sid in integrity))
+                            notes=sorted(set(n.strip() for n in notes)), in_integrity=(sid in integrity) if integrity else None))
     planted = [p for p in PLANTED if Path(p).expanduser().exists()]
     summary = dict(assignment=a, course=str(COURSE), seconds=None if elapsed is None else round(elapsed, 1), grade_rc=grade_rc,
                    canary_in_command_output=any(x in logtext for x in forms), planted_files=planted, results=results)
