@@ -14,8 +14,7 @@ OUT = REPO / "build" / "rtresults"
 
 
 def maxima(a):
-    for name in (f"{a}-grades.csv", f"{a}-extra-grades.csv"):
-        path = OUT / name
+    for path in sorted(OUT.glob("*grades.csv")):
         if path.exists():
             for row in csv.DictReader(open(path)):
                 if "(max)" in row.values():
@@ -63,7 +62,7 @@ def main():
                 leaks = [] if r is None else r.get("leaks", []) + (["canary-in-" + ",".join(r["canary_files"])]
                                                           if r["canary_files"] else [])
                 totals["leak_tricks"] += any(k.startswith(("canary", "hidden-source", "printed-DIS", "script"))
-                                             for k in leaks)
+                                             for k in leaks) or any(k.startswith("printed-INPUTS") and int(k.split("x")[-1]) > 20 for k in leaks)
                 totals["canary_tricks"] += bool(r and r["canary_files"])
                 rows_h.append(f"| {a} | {e.exercise} | {e.name} | "
                               f"{'not graded' if r is None else f'{pts:g} / {top.get(e.exercise, 0):g}' if pts is not None else 'no grade'} | "
