@@ -1,0 +1,8 @@
+# mistake: the chapter's two-sided WGAN-GP penalty (norm - 1) ** 2, which also pulls small norms up
+# expect: 0 points for gradient_penalty
+def gradient_penalty(D, real, fake, alpha):
+    """mean(max(0, ||d D(x) / dx|| - 1) ** 2) at x = alpha * real + (1 - alpha) * fake, differentiable in D."""
+    points = (alpha * real + (1 - alpha) * fake).detach().requires_grad_(True)
+    (g,) = torch.autograd.grad(D(points).sum(), points, create_graph=True)
+    norm = g.reshape(g.shape[0], -1).pow(2).sum(1).sqrt()
+    return (norm - 1).pow(2).mean()
