@@ -41,10 +41,12 @@ def _cells(assignment, course_dir):
     return cells
 
 
-def cases(assignment, course_dir=HERE):
-    """``[(name, exercise, code of the solution cell)]``: the reference solutions first (exercise None)."""
+def cases(assignment, course_dir=HERE, answers=None):
+    """``[(name, exercise, code of the solution cell)]``: the reference solutions first (exercise None), then
+    the wrong answers in ``answers`` (default: the course's ``wrong_answers/<assignment>``)."""
     found = [("solutions", None, None)]
-    for path in sorted((Path(course_dir) / "wrong_answers" / assignment).glob("*__*.py")):
+    folder = Path(answers) if answers else Path(course_dir) / "wrong_answers" / assignment
+    for path in sorted(folder.glob("*__*.py")):
         found.append((path.stem, path.stem.split("__")[0], path.read_text()))
     return found
 
@@ -95,14 +97,14 @@ def _run_one(steps):
     return {"failed": None, "what": None, "error": None, "message": ""}
 
 
-def child_main(assignment, course_dir, timeout):
+def child_main(assignment, course_dir, timeout, answers=None):
     """Run every case of one assignment (this process imports the student chibigrad once, then forks)."""
     cells = _cells(assignment, course_dir)
     import numpy  # noqa: F401 - imported once, before forking
     if not any("CHIBIGRAD_" in c["source"] for c in cells):  # 09_gpu's setup sets the device up before importing
         import chibigrad  # noqa: F401
     results = []
-    for name, exercise, answer in cases(assignment, course_dir):
+    for name, exercise, answer in cases(assignment, course_dir, answers):
         read, write = os.pipe()
         start = time.perf_counter()
         pid = os.fork()
@@ -146,12 +148,13 @@ def student_package(dest, course_dir=HERE):
     return Path(dest)
 
 
-def run_assignment(assignment, student_dir, course_dir=HERE, timeout=TIMEOUT_S):
-    """The results of every case of ``assignment``, run against the chibigrad in ``student_dir``."""
+def run_assignment(assignment, student_dir, course_dir=HERE, timeout=TIMEOUT_S, answers=None):
+    """The results of every case of ``assignment``, run against the chibigrad in ``student_dir``
+    (wrong answers from ``answers``, a folder, if given)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHIBIGRAD_")}
     env["PYTHONPATH"] = str(student_dir)
     code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import visible_catch; "
-            f"visible_catch.child_main({assignment!r}, {str(course_dir)!r}, {timeout!r})")
+            f"visible_catch.child_main({assignment!r}, {str(course_dir)!r}, {timeout!r}, {answers and str(answers)!r})")
     result = subprocess.run([sys.executable, "-c", code], cwd=student_dir, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{assignment}: the runner failed:\n{result.stderr[-4000:]}")
@@ -183,6 +186,8 @@ def main(argv=None):
     parser.add_argument("assignments", nargs="*")
     parser.add_argument("-v", "--verbose", action="store_true", help="show every wrong answer's message")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--answers", help="wrong answers from this folder instead, '{assignment}' in it replaced "
+                                          "(e.g. tests/redteam/{assignment}/wrong)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE.parent))
     from autograder import build
@@ -191,7 +196,8 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         student_package(tmp)
         for assignment in names:
-            results = run_assignment(assignment, tmp)
+            answers = args.answers and args.answers.format(assignment=assignment)
+            results = run_assignment(assignment, tmp, answers=answers)
             s = summary(results)
             report[assignment] = {k: v for k, v in s.items() if k != "solutions"}
             print(f"{assignment:22} {s['caught']:3}/{s['wrong']:<3} {s['percent']:5.1f}%  caught by visible tests")
