@@ -37,10 +37,6 @@ print(v.grad)
 v.grad = None
 torch.xlogy(v, v).sum().backward()
 print(v.grad)
-with torch.autograd.detect_anomaly():
-    u = torch.tensor([0.0, 1.0], requires_grad=True)
-    try:
-        torch.sqrt(u).div(torch.zeros(2) + 1).sum().mul(0).backward()
-        print(u.grad)
-    except RuntimeError as e:
-        print("RuntimeError", str(e)[:60])
+u = torch.tensor([0.0, 1.0], requires_grad=True)
+torch.sqrt(u).sum().mul(0).backward()
+print(u.grad)
