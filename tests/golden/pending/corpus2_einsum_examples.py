@@ -1,0 +1,37 @@
+# einsum by example, after Tim Rocktaeschel's "Einsum is All you Need" (https://rockt.github.io/2018/04/30/einsum):
+# transpose 'ij->ji', sum 'ij->', column sum 'ij->j', matrix-vector 'ik,k->i', matmul 'ik,kj->ij', dot 'i,i->',
+# outer 'i,j->ij', batch matmul 'ijk,ikl->ijl', bilinear 'bn,anm,bm->ba', and attention-style 'bqd,bkd->bqk',
+# with gradients flowing through einsum.
+import torch
+
+a = torch.arange(6).reshape(2, 3)
+print(torch.einsum('ij->ji', [a]))
+print(torch.einsum('ij->', [a]))
+print(torch.einsum('ij->j', [a]))
+print(torch.einsum('ij->i', [a]))
+b = torch.arange(3)
+print(torch.einsum('ik,k->i', [a, b]))
+b = torch.arange(15).reshape(3, 5)
+print(torch.einsum('ik,kj->ij', [a, b]))
+c = torch.arange(3)
+print(torch.einsum('i,i->', [c, c]))
+print(torch.einsum('i,j->ij', [torch.arange(3), torch.arange(3, 7)]))
+A = torch.sin(torch.arange(3 * 2 * 5) * 0.3).reshape(3, 2, 5)
+B = torch.cos(torch.arange(3 * 5 * 3) * 0.2).reshape(3, 5, 3)
+print(torch.einsum('ijk,ikl->ijl', [A, B]))
+l = torch.sin(torch.arange(2 * 5) * 1.0).reshape(2, 5).requires_grad_()
+Wb = torch.cos(torch.arange(3 * 5 * 4) * 0.1).reshape(3, 5, 4).requires_grad_()
+r = torch.sin(torch.arange(2 * 4) * 0.5).reshape(2, 4)
+out = torch.einsum('bn,anm,bm->ba', l, Wb, r)
+print(out)
+out.sum().backward()
+print(l.grad)
+print(Wb.grad[0, 0])
+q = torch.sin(torch.arange(2 * 3 * 4) * 0.4).reshape(2, 3, 4).requires_grad_()
+k = torch.cos(torch.arange(2 * 5 * 4) * 0.3).reshape(2, 5, 4)
+att = torch.einsum('bqd,bkd->bqk', q, k).softmax(-1)
+print(att[1])
+att[:, :, 0].sum().backward()
+print(q.grad[0])
+print(torch.einsum('ii', torch.arange(9.0).reshape(3, 3)), torch.einsum('ii->i', torch.arange(9.0).reshape(3, 3)))
+print(torch.einsum('...ij,...jk', A, B).shape)
