@@ -245,6 +245,7 @@ OPS = {
     "fmod_scalar": (lambda a: torch.fmod(a, -0.75), [leaf(2, 3)]),
     "unflatten": (lambda a: a.unflatten(1, (2, 2)), [leaf(3, 4)]),
     "tril": (lambda a: a.tril(-1), [leaf(2, 3, 3)]),
+    "repeat": (lambda a: a.repeat(2, 1, 3), [leaf(2, 3)]),
     "inverse": (lambda a: (a + 3 * torch.eye(3, dtype=torch.float64)).inverse(), [leaf(2, 3, 3)]),
     "det": (lambda a: (a + 3 * torch.eye(3, dtype=torch.float64)).det(), [leaf(2, 3, 3)]),
     "slogdet": (lambda a: torch.slogdet(a + 3 * torch.eye(3, dtype=torch.float64)).logabsdet, [leaf(2, 3, 3)]),

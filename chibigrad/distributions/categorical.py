@@ -1,7 +1,8 @@
 """Categorical(probs or logits): one of K classes; the last dim of the parameters holds the K."""
 import numpy as np
 
-from ..creation import _generator
+from .._dtype import int64
+from ..creation import _generator, arange
 from ..tensor import wrap
 from . import constraints
 from ._util import logits_to_probs, probs_to_logits
@@ -9,6 +10,7 @@ from .distribution import Distribution
 
 
 class Categorical(Distribution):
+    has_enumerate_support = True
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real}
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -57,6 +59,11 @@ class Categorical(Distribution):
         shape = np.broadcast_shapes(tuple(value.shape), tuple(self.logits.shape))
         value, log_pmf = value.expand(shape), self.logits.expand(shape)
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
+
+    def enumerate_support(self, expand=True):
+        """Every class, shaped to broadcast against the batch: (K, 1, ...) or expanded to (K, *batch_shape)."""
+        values = arange(self._num_events, dtype=int64).view((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
     def entropy(self):
         logits = self.logits.clamp(min=float(np.finfo(self.logits._array.dtype).min))

@@ -134,6 +134,62 @@ class Silu(Function):
         return ta * (s * (1 + x * (1 - s)))
 
 
+class Softplus(Function):
+    """log(1 + exp(beta x)) / beta, or x itself where beta x > threshold (there the two agree to the
+    dtype's precision, and exp would overflow); the slope is sigmoid(beta x), computed as PyTorch does."""
+    node_name = "SoftplusBackward0"
+    saved_names = ("self",)
+    saved_values = ("beta", "threshold")
+
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        x = a._array
+        return wrap(np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta).astype(x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * _softplus_slope(x, ctx.beta, ctx.threshold), None, None
+
+    @staticmethod
+    def jvp(ctx, ta, *_):
+        return ta * _softplus_slope(ctx.primals[0], ctx.beta, ctx.threshold)
+
+
+def _softplus_slope(x, beta, threshold):
+    z = (x * beta).exp()
+    return where(x * beta > threshold, 1.0, z / (z + 1))
+
+
+class LogSigmoid(Function):
+    """log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)): no overflow for large |x|."""
+    node_name = "LogSigmoidBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        x = a._array
+        return wrap(np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * _log_sigmoid_slope(x)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * _log_sigmoid_slope(ctx.primals[0])
+
+
+def _log_sigmoid_slope(x):
+    """1 - sigmoid(x), as PyTorch's kernel writes it: z / (1 + z) with z = exp(-|x|), from the nearer side."""
+    z = (-x.abs()).exp()
+    return where(x < 0, 1 - z / (1 + z), z / (1 + z))
+
+
 class LeakyRelu(Function):
     """x where x > 0, else ``negative_slope * x``: a small gradient keeps flowing for negative inputs
     (at 0 the slope is negative_slope's, as in PyTorch)."""

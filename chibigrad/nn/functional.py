@@ -49,6 +49,22 @@ def gelu(input, approximate="none"):
     return fn.Gelu.apply(input, approximate)
 
 
+def softplus(input, beta=1, threshold=20):
+    return fn.Softplus.apply(input, beta, threshold)
+
+
+def logsigmoid(input):
+    return fn.LogSigmoid.apply(input)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``), PyTorch's composition of ops."""
+    if out is not None:
+        raise NotImplementedError("chibigrad's F.normalize has no out=")
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    return input / denom
+
+
 def _softmax_dim(name, ndim, stacklevel):
     """PyTorch's old guess for a missing ``dim``, with its deprecation warning."""
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "

@@ -498,6 +498,38 @@ class IndexPut(Function):
         return IndexPut.apply(t_dst, ctx.key, 0.0 if t_value is None else t_value)
 
 
+class Repeat(Function):
+    """``x.repeat(2, 3)``: the tensor tiled (numpy's ``tile``); each copy's gradient adds up."""
+    node_name = "RepeatBackward0"
+    saved_values = ("repeats", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        ctx.repeats, ctx.self_sym_sizes = repeats, tuple(a.shape)
+        x = a._array.reshape((1,) * (len(repeats) - a.ndim) + a.shape)
+        return wrap(np.tile(x, repeats))
+
+    @staticmethod
+    def backward(ctx, grad):
+        padded = (1,) * (len(ctx.repeats) - len(ctx.self_sym_sizes)) + ctx.self_sym_sizes
+        split = [n for pair in zip(ctx.repeats, padded) for n in pair]  # (r0, s0, r1, s1, ...)
+        copies = tuple(range(0, 2 * len(padded), 2))
+        return grad.reshape(split).sum(copies).reshape(ctx.self_sym_sizes), None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta.repeat(*ctx.repeats)
+
+
+@register("repeat", torch=False)
+def repeat(a, *sizes):
+    repeats = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    if len(repeats) < a.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    return Repeat.apply(a, tuple(int(r) for r in repeats))
+
+
 @register("__getitem__", torch=False)
 def getitem(a, key):
     return index(a, index_key(key, a._array))
