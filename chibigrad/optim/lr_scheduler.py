@@ -92,6 +92,10 @@ class LRScheduler:
                 warnings.warn(_STEP_ORDER, UserWarning, stacklevel=2)
         self._step_count += 1
         self.last_epoch += 1
+        self._update_lr()
+
+    def _update_lr(self):
+        """Write ``get_lr()``'s rates into the groups (get_lr knows it is called from here)."""
         self._get_lr_called_within_step = True
         try:
             values = self.get_lr()
@@ -399,14 +403,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         else:
             self._place(epoch)
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True  # PyTorch's own step, without the step-order warning
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = _lrs(self.optimizer)
+        self._update_lr()  # PyTorch's own step: no step-order warning
 
     def _place(self, epoch):
         """The cycle an explicit ``epoch`` falls in, and how far into it."""
