@@ -162,11 +162,13 @@ def main(argv=None):
 def _print_unfinished(course, missing):
     from .slurm import resubmit_commands
     for count, shards in missing.items():
-        print(f"shard(s) {', '.join(map(str, shards))} of {count} did not finish (no grading/shards/I-of-{count}/COMPLETE): "
-              "nothing merged")
+        print(f"shard(s) {', '.join(map(str, shards))} of {count} did not finish "
+              f"(no grading/shards/I-of-{count}/COMPLETE): nothing merged")
         commands = resubmit_commands(course, count, shards)
         if commands:
-            print("run them again on Slurm, then merge when they succeed:\n" + "".join(f"  {c}\n" for c in commands), end="")
+            print("run them again on Slurm, then merge when they succeed:")
+            for line in commands:
+                print("  " + line)
         print("or here: " + "; ".join(f"autograder grade --shard {i}/{count}" for i in shards) + "; autograder merge")
     print("(`autograder merge --allow-missing` merges what finished; a plain `grade` then grades the rest)")
 

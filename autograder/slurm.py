@@ -31,7 +31,17 @@ GRADE = """\
 set -euo pipefail
 # scratch on the node's local disk: kernels write nothing to the shared file system
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/autograder-XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+# when the task ends, killed or not: stop what still runs in the scratch folder (a killed grader's
+# workers and kernels, which Slurm does not collect where it tracks processes without cgroups), remove it
+cleanup() {
+    for proc in /proc/[0-9]*; do
+        if [[ "$(readlink "$proc/cwd" 2>/dev/null)/" == "$scratch"/* ]]; then
+            kill -KILL "${proc#/proc/}" 2>/dev/null || true
+        fi
+    done
+    rm -rf "$scratch" 2>/dev/null || { sleep 2; rm -rf "$scratch"; }
+}
+trap cleanup EXIT
 {{ autograder }} grade {{ assignment }}--shard "$SLURM_ARRAY_TASK_ID/{{ tasks }}" \\
     --workers "$SLURM_CPUS_PER_TASK" --scratch "$scratch"
 """
@@ -50,13 +60,14 @@ set -euo pipefail
 
 def scripts(course, assignment=None, tasks=3, cpus_per_task=2, mem=None, partition=None, time=None, db=None,
             pending=0):
-    """``{"grade.sbatch": text, "merge.sbatch": text}`` for grading ``assignment`` (default: all) in ``tasks`` shards."""
+    """``{"grade.sbatch": text, "merge.sbatch": text}``: ``assignment`` (default: all) in ``tasks`` shards."""
     folder = course.grading / "slurm"
     command = [sys.executable, "-m", "autograder", "--course", str(course.root)] + (["--db", db] if db else [])
     options = [f"--partition={partition}"] * bool(partition) + [f"--time={time}"] * bool(time)
     values = {"when": datetime.datetime.now().isoformat(timespec="seconds"), "tasks": tasks, "cpus": cpus_per_task,
               "name": assignment or "all", "what": assignment or "every assignment", "pending": pending,
-              "assignment": f"{shlex.quote(assignment)} " if assignment else "", "logs": shlex.quote(str(folder / "logs")),
+              "assignment": f"{shlex.quote(assignment)} " if assignment else "",
+              "logs": shlex.quote(str(folder / "logs")),
               "autograder": shlex.join(command), "path": shlex.quote(str(folder / "grade.sbatch"))}
     env = jinja2.Environment(keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     return {"grade.sbatch": env.from_string(GRADE).render(values, options=options + [f"--mem={mem}"] * bool(mem)),
