@@ -63,14 +63,15 @@ def scripts(course, assignment=None, tasks=3, cpus_per_task=2, mem=None, partiti
     """``{"grade.sbatch": text, "merge.sbatch": text}``: ``assignment`` (default: all) in ``tasks`` shards."""
     folder = course.grading / "slurm"
     command = [sys.executable, "-m", "autograder", "--course", str(course.root)] + (["--db", db] if db else [])
-    options = [f"--partition={partition}"] * bool(partition) + [f"--time={time}"] * bool(time)
+    options = [f"--{name}={value}" for name, value in (("partition", partition), ("time", time)) if value]
     values = {"when": datetime.datetime.now().isoformat(timespec="seconds"), "tasks": tasks, "cpus": cpus_per_task,
               "name": assignment or "all", "what": assignment or "every assignment", "pending": pending,
               "assignment": f"{shlex.quote(assignment)} " if assignment else "",
               "logs": shlex.quote(str(folder / "logs")),
               "autograder": shlex.join(command), "path": shlex.quote(str(folder / "grade.sbatch"))}
     env = jinja2.Environment(keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    return {"grade.sbatch": env.from_string(GRADE).render(values, options=options + [f"--mem={mem}"] * bool(mem)),
+    memory = [f"--mem={mem}"] if mem else []
+    return {"grade.sbatch": env.from_string(GRADE).render(values, options=options + memory),
             "merge.sbatch": env.from_string(MERGE).render(values, options=options)}
 
 

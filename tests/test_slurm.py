@@ -72,11 +72,11 @@ def test_merge_names_the_unfinished_shards_and_merges_nothing(tmp_path):
 def test_an_empty_shard_is_finished(tmp_path):
     course_dir = tmp_path / "course"
     _fake_shards(course_dir, {"1-of-2": True})
-    from autograder.grading.grade import _grade, unfinished_shards
+    from autograder.grading.grade import grade, unfinished_shards
     course = Course(course_dir)
-    with pytest.MonkeyPatch.context() as patch:  # nothing pending: no gradebook needed
+    with pytest.MonkeyPatch.context() as patch:  # nothing pending (without making a gradebook: a minute here)
         patch.setattr("autograder.grading.grade.plan", lambda *args: [])
-        assert _grade(course, None, 1, (2, 2), False, None, None, None, True)[0] == []
+        assert grade(course, shard=(2, 2), quiet=True)[0] == []
     assert unfinished_shards(sorted(course.shards.iterdir())) == {}
 
 
@@ -252,6 +252,9 @@ def test_a_class_graded_on_slurm_with_a_failed_task_resubmitted_equals_a_plain_g
     shutil.copytree(course_dir, plain)
     times["setup_s"] = time.perf_counter() - start
 
+    dry = autograder(course_dir, "slurm", ASSIGNMENT, "--tasks", TASKS, "--cpus-per-task", 1, "--dry-run", env=env)
+    assert "#SBATCH --array=1-3" in dry.stdout and "--dependency=afterok:" in dry.stdout
+    assert not (course_dir / "grading" / "slurm").exists() and not _run(["squeue", "-h"], env).strip()
     start = time.perf_counter()
     submitted = autograder(course_dir, "slurm", ASSIGNMENT, "--tasks", TASKS, "--cpus-per-task", 1, env=env).stdout
     jobs = json.loads((course_dir / "grading" / "slurm" / "jobs.json").read_text())
