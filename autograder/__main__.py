@@ -160,16 +160,15 @@ def main(argv=None):
 
 
 def _print_unfinished(course, missing):
-    from .slurm import resubmit_commands
+    from .slurm import rerun_commands
     for count, shards in missing.items():
         print(f"shard(s) {', '.join(map(str, shards))} of {count} did not finish "
               f"(no grading/shards/I-of-{count}/COMPLETE): nothing merged")
-        commands = resubmit_commands(course, count, shards)
-        if commands:
-            print("run them again on Slurm, then merge when they succeed:")
-            for line in commands:
-                print("  " + line)
-        print("or here: " + "; ".join(f"autograder grade --shard {i}/{count}" for i in shards) + "; autograder merge")
+        on_slurm, here = rerun_commands(course, count, shards)
+        if on_slurm:
+            print("run them again on Slurm, then merge when they succeed:\n" + "\n".join("  " + c for c in on_slurm))
+        print(("or here:" if on_slurm else "run them again (with the assignment the other shards graded, if any):")
+              + "\n" + "\n".join("  " + c for c in here))
     print("(`autograder merge --allow-missing` merges what finished; a plain `grade` then grades the rest)")
 
 

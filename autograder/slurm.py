@@ -107,7 +107,7 @@ def submit(course, assignment=None, tasks=3, cpus_per_task=2, mem=None, partitio
         (folder / name).write_text(text)
     array = _sbatch([str(folder / "grade.sbatch")])
     merge = _sbatch(_merge_options(array) + [str(folder / "merge.sbatch")])
-    jobs = {"array": array, "merge": merge, "tasks": tasks}
+    jobs = {"array": array, "merge": merge, "tasks": tasks, "assignment": assignment}
     (folder / "jobs.json").write_text(json.dumps(jobs) + "\n")
     log(f"submitted job array {array} ({tasks} task(s), {pending} submission(s): grade --shard I/{tasks}) "
         f"and job {merge}, which merges once every task succeeded\n"
@@ -123,16 +123,24 @@ def _merge_options(array):
     return [f"--dependency=afterok:{array}", "--kill-on-invalid-dep=yes"]
 
 
-def resubmit_commands(course, count, missing):
-    """The shell lines that run shards ``missing`` of ``count`` again on Slurm, then merge; ``[]``
-    when ``grading/slurm/`` holds no job scripts for ``count`` shards (a run not started here)."""
+def rerun_commands(course, count, missing):
+    """How to run shards ``missing`` of ``count`` again, then merge: ``(on Slurm, here)``, each a
+    list of shell lines. Slurm's only when ``autograder slurm`` submitted this split (``jobs.json``)."""
     folder = course.grading / "slurm"
-    jobs = folder / "jobs.json"
-    if not jobs.is_file() or json.loads(jobs.read_text()).get("tasks") != count:
-        return []
+    jobs = json.loads((folder / "jobs.json").read_text()) if (folder / "jobs.json").is_file() else {}
+    ours = jobs.get("tasks") == count
+    if ours:
+        what = f"{shlex.quote(jobs['assignment'])} " if jobs.get("assignment") else ""
+    else:  # which assignment the other shards were given is recorded only in jobs.json
+        what = "[ASSIGNMENT] "
+    root = shlex.quote(str(course.root))
+    here = [f"autograder --course {root} grade {what}--shard {i}/{count}" for i in missing]
+    here.append(f"autograder --course {root} merge")
+    if not ours:
+        return [], here
     indices = ",".join(map(str, missing))
     return [f"jobid=$(sbatch --parsable --array={indices} {shlex.quote(str(folder / 'grade.sbatch'))})",
-            " ".join(["sbatch", *_merge_options("$jobid"), shlex.quote(str(folder / "merge.sbatch"))])]
+            " ".join(["sbatch", *_merge_options("$jobid"), shlex.quote(str(folder / "merge.sbatch"))])], here
 
 
 def _sbatch(args):

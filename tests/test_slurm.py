@@ -58,14 +58,15 @@ def test_merge_names_the_unfinished_shards_and_merges_nothing(tmp_path):
     _fake_shards(course_dir, {"1-of-3": True, "2-of-3": False, "1-of-2": True})
     slurm_dir = course_dir / "grading" / "slurm"
     slurm_dir.mkdir(parents=True)
-    (slurm_dir / "jobs.json").write_text(json.dumps({"array": "7", "merge": "8", "tasks": 3}))
+    (slurm_dir / "jobs.json").write_text(json.dumps({"array": "7", "merge": "8", "tasks": 3, "assignment": "01_graphs"}))
     result = autograder(course_dir, "merge", check=False)
     assert result.returncode == 1
     assert "shard(s) 2, 3 of 3 did not finish" in result.stdout and "shard(s) 2 of 2 did not finish" in result.stdout
     assert f"jobid=$(sbatch --parsable --array=2,3 {slurm_dir / 'grade.sbatch'})" in result.stdout
     assert f"sbatch --dependency=afterok:$jobid --kill-on-invalid-dep=yes {slurm_dir / 'merge.sbatch'}" in result.stdout
+    assert f"autograder --course {course_dir} grade 01_graphs --shard 2/3" in result.stdout
     # the 2-way split was not started by `autograder slurm`: no sbatch line for it, only the local one
-    assert "--array=2\n" not in result.stdout and "autograder grade --shard 2/2" in result.stdout
+    assert "--array=2\n" not in result.stdout and "grade [ASSIGNMENT] --shard 2/2" in result.stdout
     assert sorted(p.name for p in (course_dir / "grading" / "shards").iterdir()) == ["1-of-2", "1-of-3", "2-of-3"]
 
 
