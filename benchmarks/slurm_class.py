@@ -5,9 +5,8 @@ gradebook (the merge job's end).
     .venv/bin/python benchmarks/slurm_class.py        # as root, with slurm-wlm and munge installed
 
 Run by hand (14 minutes on a heavily shared 2-core machine; results in ``benchmarks/README.md``).
-The node has 2 CPUs and each task takes
-one (one grading worker), so 3 tasks run 2 at a time. Prints the times and writes them to
-``_build/autograder/slurm_class.json``.
+The node has 2 CPUs and each task takes one (one grading worker), so 3 tasks run 2 at a time.
+Prints the times and writes them to ``_build/autograder/slurm_class.json``.
 """
 import json
 import os
