@@ -254,7 +254,7 @@ def test_a_class_graded_on_slurm_with_a_failed_task_resubmitted_equals_a_plain_g
     times["setup_s"] = time.perf_counter() - start
 
     dry = autograder(course_dir, "slurm", ASSIGNMENT, "--tasks", TASKS, "--cpus-per-task", 1, "--dry-run", env=env)
-    assert "#SBATCH --array=1-3" in dry.stdout and "--dependency=afterok:" in dry.stdout
+    assert f"#SBATCH --array=1-{TASKS}" in dry.stdout and "--dependency=afterok:" in dry.stdout
     assert not (course_dir / "grading" / "slurm").exists() and not _run(["squeue", "-h"], env).strip()
     start = time.perf_counter()
     submitted = autograder(course_dir, "slurm", ASSIGNMENT, "--tasks", TASKS, "--cpus-per-task", 1, env=env).stdout
@@ -267,7 +267,7 @@ def test_a_class_graded_on_slurm_with_a_failed_task_resubmitted_equals_a_plain_g
     _wait(lambda: len(list(shard2.glob("*/*.json"))) >= half, 600, "task 2 to grade half its submissions",
           cluster["base"])
     graders = [pid for pid, (cmdline, task) in _processes_of(jobs["array"]).items()
-               if task == b"SLURM_ARRAY_TASK_ID=2" and b"--shard\x002/3" in cmdline]
+               if task == b"SLURM_ARRAY_TASK_ID=2" and f"--shard\x002/{TASKS}".encode() in cmdline]
     assert len(graders) == 1, _processes_of(jobs["array"])
     os.kill(graders[0], 9)
     _wait(lambda: not _run(["squeue", "-h"], env).strip(), 600, "the array to end and the merge job to go",
@@ -299,8 +299,11 @@ def test_a_class_graded_on_slurm_with_a_failed_task_resubmitted_equals_a_plain_g
     for d in (course_dir, plain):
         autograder(d, "export")
         with open(d / "reports" / "grades.csv", newline="") as f:
-            tables.append(list(csv.reader(f)))
-    assert len(tables[0]) == STUDENTS + 2 and tables[0] == tables[1]
+            tables.append(list(csv.DictReader(f)))
+    assert len(tables[0]) == STUDENTS + 1 and tables[0] == tables[1]
+    top, scores = tables[0][0][ASSIGNMENT], {row["student_id"]: row[ASSIGNMENT] for row in tables[0][1:]}
+    assert {scores[s] for s in scores if s.endswith("-solutions")} == {top} and float(top) > 0
+    assert {scores[s] for s in scores if s.endswith("-untouched")} == {"0"}
     assert "nothing to grade" in autograder(course_dir, "grade").stdout
     out = build.ROOT / "_build" / "autograder"
     out.mkdir(parents=True, exist_ok=True)
