@@ -15,8 +15,9 @@ The term in a few commands (run from the repository; --course defaults to notebo
   autograder report                                     reports/report.html
   autograder integrity                                  reports/integrity.csv
 
-A big class on a cluster: `autograder grade --shard $SLURM_ARRAY_TASK_ID/N` in each array task, then
-`autograder merge`. See autograder/README.md.
+A big class on a Slurm cluster (from the login node, the course on the shared file system):
+
+  autograder slurm 01_graphs --tasks 20 --cpus-per-task 16   one array task per shard, then a merge job
 """
 
 
@@ -56,6 +57,17 @@ def _parser():
 
     p = sub.add_parser("merge", help="merge shard results into the gradebook")
     p.add_argument("paths", nargs="*", help="shard folders (default: all under grading/shards/)")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="merge although some shards did not finish; what they did not grade stays pending")
+
+    p = sub.add_parser("slurm", help="grade on a Slurm cluster: a job array of shards, then a merge job")
+    p.add_argument("assignment", nargs="?", help="default: every assignment")
+    p.add_argument("--tasks", type=int, default=3, help="array tasks, one shard each (default 3)")
+    p.add_argument("--cpus-per-task", type=int, default=2, help="grading workers per task (default 2)")
+    p.add_argument("--mem", help="memory per task, as sbatch takes it (e.g. 16G; default: the partition's)")
+    p.add_argument("--partition", help="default: the cluster's default partition")
+    p.add_argument("--time", help="time limit per task, as sbatch takes it (e.g. 02:00:00)")
+    p.add_argument("--dry-run", action="store_true", help="print the job scripts; submit nothing")
 
     p = sub.add_parser("feedback", help="per-student HTML feedback, hidden tests redacted")
     p.add_argument("assignment", nargs="?")
@@ -116,11 +128,19 @@ def main(argv=None):
                                  args.force, args.student, settings, args.scratch)
         _print_grade_summary(records, summary, args.shard)
     elif command == "merge":
-        from .grading.grade import merge
-        records, skipped = merge(course, args.paths)
+        from .grading.grade import UnfinishedShards, merge
+        try:
+            records, skipped = merge(course, args.paths, args.allow_missing)
+        except UnfinishedShards as unfinished:
+            _print_unfinished(course, unfinished.missing)
+            return 1
         print(f"merged {len(records)} submission(s)" + (f"; skipped {len(skipped)}:" if skipped else ""))
         for line in skipped:
             print("  " + line)
+    elif command == "slurm":
+        from .slurm import submit
+        submit(course, args.assignment, args.tasks, args.cpus_per_task, args.mem, args.partition, args.time, args.db,
+               args.dry_run)
     elif command == "feedback":
         from .feedback import feedback
         written = feedback(course, args.assignment, args.student, reveal_hidden=args.reveal_hidden)
@@ -137,6 +157,19 @@ def main(argv=None):
         print(format_findings(findings), end="")
         print(f"wrote {path}")
     return 0
+
+
+def _print_unfinished(course, missing):
+    from .slurm import rerun_commands
+    for count, shards in missing.items():
+        print(f"shard(s) {', '.join(map(str, shards))} of {count} did not finish "
+              f"(no grading/shards/I-of-{count}/COMPLETE): nothing merged")
+        on_slurm, here = rerun_commands(course, count, shards)
+        if on_slurm:
+            print("run them again on Slurm, then merge when they succeed:\n" + "\n".join("  " + c for c in on_slurm))
+        print(("or here:" if on_slurm else "run them again (with the assignment the other shards graded, if any):")
+              + "\n" + "\n".join("  " + c for c in here))
+    print("(`autograder merge --allow-missing` merges what finished; a plain `grade` then grades the rest)")
 
 
 def _print_grade_summary(records, summary, shard):

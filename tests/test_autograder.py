@@ -54,7 +54,7 @@ def autograder(course_dir, *args, check=True, timeout=1200):
 def test_command_line_lists_the_commands():
     result = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True)
     assert result.returncode == 0
-    for command in ("release", "collect", "grade", "merge", "feedback", "export", "report", "integrity"):
+    for command in ("release", "collect", "grade", "merge", "slurm", "feedback", "export", "report", "integrity"):
         assert command in result.stdout
     assert "--shard" in subprocess.run([sys.executable, "-m", "autograder", "grade", "--help"],
                                        capture_output=True, text=True).stdout

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -385,9 +386,12 @@ def _grade(course, assignment, workers, shard, force, students, settings, scratc
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     log_path = course.logs / (f"grade-{stamp}" + (f"-shard{shard[0]}of{shard[1]}" if shard else "") + ".log")
     summary = {"submissions": len(pairs), "workers": workers, "log": str(log_path), "guard": []}
-    if not pairs:
-        return [], summary
     shard_dir = course.shards / f"{shard[0]}-of-{shard[1]}" if shard else None
+    if not pairs:
+        if shard_dir is not None:  # an empty slice is a finished shard too, or `merge` would wait for it
+            shard_dir.mkdir(parents=True, exist_ok=True)
+            (shard_dir / "COMPLETE").write_text(json.dumps({"submissions": 0, "summary": summary}) + "\n")
+        return [], summary
     jobs, originals = make_jobs(course, pairs)
     scratch_root = Path(tempfile.mkdtemp(prefix="autograder-", dir=scratch))
     results, records = Results(course, shard_dir), []
@@ -435,17 +439,42 @@ def _check_inputs(course, originals):
     return events
 
 
-def merge(course, paths=None):
+class UnfinishedShards(Exception):
+    """Shards that did not finish (``missing``: ``{N: [I, ...]}``): ``merge`` merges nothing until they
+    did, since grading them later slices what is still pending, which merging the others changes."""
+
+    def __init__(self, missing):
+        super().__init__(", ".join(f"{', '.join(map(str, found))} of {count}" for count, found in missing.items()))
+        self.missing = missing
+
+
+def merge(course, paths=None, allow_missing=False):
     """Merge shard results (default: every shard folder under ``grading/shards``). A result older
     than the submission's current grading record is skipped. Merged folders move to
-    ``grading/shards/merged/``. Returns ``(records, skipped)``."""
+    ``grading/shards/merged/``. Returns ``(records, skipped)``. Raises ``UnfinishedShards`` if
+    some of an I-of-N split have no finished folder (unless ``allow_missing``: what they had
+    graded is merged, the rest stays pending for a plain ``grade``)."""
     with CourseLock(course):
-        return _merge(course, paths)
+        return _merge(course, paths, allow_missing)
 
 
-def _merge(course, paths):
+def unfinished_shards(folders):
+    """``{N: [I, ...]}``: for every N that the folders ``I-of-N`` split into, the I without a ``COMPLETE`` one."""
+    finished, counts = set(), set()
+    for folder in folders:
+        if name := re.fullmatch(r"(\d+)-of-(\d+)", folder.name):
+            counts.add(int(name[2]))
+            if (folder / "COMPLETE").is_file():
+                finished.add((int(name[1]), int(name[2])))
+    return {n: missing for n in sorted(counts) if (missing := [i for i in range(1, n + 1) if (i, n) not in finished])}
+
+
+def _merge(course, paths, allow_missing=False):
     folders = [Path(p) for p in paths] if paths else sorted(
         p for p in course.shards.glob("*-of-*") if p.is_dir())
+    missing = unfinished_shards(folders)
+    if missing and not allow_missing:
+        raise UnfinishedShards(missing)
     results, records, skipped = Results(course), [], []
     try:
         for folder in folders:
