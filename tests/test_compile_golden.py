@@ -18,6 +18,8 @@ import pytest
 
 from test_golden import GOLDEN, PROGRAMS, ROOT, XFAIL, _missing
 
+# The visible fallback of a step whose guards fail at every call (a schedule that changes lr each step).
+CACHE_LIMIT = "[warning] UserWarning: chibigrad.compile: step reached cache_size_limit"
 TRAINING = [p for p in PROGRAMS if "optim" in p.read_text() and not _missing(p) and p.stem not in XFAIL]
 
 
@@ -33,12 +35,16 @@ def compiled_outputs():
 def test_training_programs_with_compiled_optimizer_steps_print_what_pytorch_prints(compiled_outputs):
     assert len(TRAINING) >= 20
     outputs, stats = compiled_outputs["outputs"], compiled_outputs["stats"]
+    limited = []  # programs whose learning rate changes every step: recompiled up to the limit, then eager, saying so
     for program in TRAINING:
         expected = (GOLDEN / "expected" / f"{program.stem}.txt").read_text()
-        assert outputs[program.stem].splitlines() == expected.splitlines(), program.stem
+        lines = outputs[program.stem].splitlines()
+        if any(line.startswith(CACHE_LIMIT) for line in lines):
+            limited.append(program.stem)
+        assert [line for line in lines if not line.startswith(CACHE_LIMIT)] == expected.splitlines(), program.stem
     print(f"golden programs with compiled optimizer steps: {len(TRAINING)} programs, {stats['optimizers']} optimizers "
           f"({stats['broke']} with a graph break); steps: {stats['replayed']} replayed a graph, {stats['traced']} "
-          f"traced, {stats['eager']} ran eagerly after compiling")
+          f"traced, {stats['eager']} ran eagerly after compiling; at the recompile limit (warned): {limited}")
     assert stats["replayed"] > 0
 
 
