@@ -374,7 +374,7 @@ def test_random_fills_follow_manual_seed_and_their_distribution():
     assert abs(torch.empty(20000).exponential_(4.0).mean().item() - 0.25) < 0.02
 
 
-@pytest.mark.parametrize("module, name", [(torch, "fft"), (torch.nn, "Conv2d"), (torch.nn.functional, "conv2d"),
+@pytest.mark.parametrize("module, name", [(torch, "fft"), (torch.nn, "ConvTranspose2d"), (torch.nn.functional, "conv_transpose2d"),
                                           (torch.optim, "LBFGS"), (torch.autograd, "set_multithreading_enabled"),
                                           (torch.utils, "tensorboard")])
 def test_a_torch_name_chibigrad_lacks_says_so_and_where_the_coverage_table_is(module, name):
