@@ -1371,3 +1371,19 @@ def _arrays(a, b):
     x, y = a._array, b._array if isinstance(b, Tensor) else np.asarray(b)
     return (x, y) if type(x) is type(y) else cpu_scalars(x, y)
 
+
+
+def _unary_inplace(op, floating):
+    """``a.sin_()`` and friends: the out-of-place op written back into ``a`` (its node, say
+    SinBackward0, becomes ``a``'s grad_fn). A float result does not fit an integer tensor."""
+    def inplace(a):
+        if floating and not a.dtype.is_floating_point:
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {a.dtype.scalar_name}")
+        return a._recorded_inplace(op)
+    inplace.__name__ = op.__name__ + "_"
+    return inplace
+
+
+for _op, _floating in ((exp, True), (log, True), (sqrt, True), (sin, True), (cos, True), (tanh, True),
+                       (sigmoid, True), (neg, False)):
+    register(_op.__name__ + "_")(_unary_inplace(_op, _floating))
