@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _device, ops
 from ..ops import conv
+from ..ops.pointwise import DivScalar
 from ..ops._util import check_broadcast, check_device
 from ..creation import _generator
 from ..tensor import Tensor, wrap
@@ -234,15 +235,71 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return loss.apply(input, target._array.astype(np.int64, copy=False), w, reduction, ignore_index)
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
     """``nll_loss(log_softmax(input, 1), target)``: two nodes, NllLossBackward0 then LogSoftmaxBackward0.
 
-    Only class-index targets are implemented (not class probabilities or label smoothing).
+    ``label_smoothing`` mixes the target with the uniform distribution over classes; a float ``target``
+    of ``input``'s shape holds class probabilities. Both are written as PyTorch writes them (aten's
+    LossNLL.cpp), in ops that record their own nodes.
     """
-    if target.dtype.is_floating_point and target.shape == input.shape:  # (PyTorch reads these as class probabilities)
-        raise NotImplementedError("chibigrad's cross_entropy takes class indices; probability targets are not "
-                                  "implemented")
-    return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, ignore_index, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 1 if input.ndim > 1 else 0
+    if target.shape == input.shape:  # (PyTorch reads these as class probabilities)
+        return _cross_entropy_prob_target(input, target, weight, ignore_index, reduction, label_smoothing, class_dim)
+    log_probs = log_softmax(input, class_dim)
+    nll = nll_loss(log_probs, target, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    return (1 - label_smoothing) * nll + _smooth_loss(log_probs, target, weight, ignore_index, reduction,
+                                                      class_dim) * (label_smoothing / input.shape[class_dim])
+
+
+def _class_weight(weight, ndim, class_dim):
+    """``weight`` shaped to broadcast along the class dimension."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim):
+    """The loss against the uniform distribution, reduced as nll_loss reduces (normalised by the
+    weights of the targets not ignored)."""
+    if weight is not None:
+        log_probs = log_probs * _class_weight(weight, log_probs.ndim, class_dim)
+    ignored = target == ignore_index
+    loss = (-log_probs.sum(class_dim)).masked_fill(ignored, 0.0)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    kept = target[~ignored]
+    return loss.sum() / (weight[kept].sum() if weight is not None else (~ignored).sum())
+
+
+def _cross_entropy_prob_target(input, target, weight, ignore_index, reduction, label_smoothing, class_dim):
+    """The cross-entropy against class probabilities: ``-(target * log_softmax(input)).sum(class_dim)``."""
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{target.dtype.scalar_name}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    _check_reduction(reduction)
+    n_classes = input.shape[class_dim]
+    log_probs = log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+    terms = log_probs * target
+    if weight is not None:
+        terms = terms * _class_weight(weight, input.ndim, class_dim)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    return DivScalar.apply(-terms.sum(), input.numel() // n_classes)
 
 
 def legacy_reduction(size_average, reduce):

@@ -266,6 +266,25 @@ class MulScalar(Function):
         return ta * ctx.number
 
 
+class DivScalar(Function):
+    """``tensor / number`` in a formula written in C++ (as cross_entropy's mean over probability
+    targets): PyTorch's div.Scalar, node DivBackward1 (a user's ``x / 3`` records DivBackward0)."""
+    node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        ctx.number = number
+        return wrap(a._array / a._array.dtype.type(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.number, None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta / ctx.number
+
+
 def _integer_power(x, y):
     """PyTorch's integer power: a negative exponent gives 0, except for bases 1 and -1
     (numpy refuses negative integer exponents)."""

@@ -48,10 +48,19 @@ class NLLLoss(_Loss):
 
 
 class CrossEntropyLoss(NLLLoss):
-    """log_softmax over classes, then the negative log-likelihood of the target class."""
+    """log_softmax over classes, then the negative log-likelihood of the target class (or, for a
+    float target of the input's shape, of the target's class probabilities)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
+        super().__init__(weight, ignore_index, reduction)
+        self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
 
 
 class BCELoss(_Loss):
