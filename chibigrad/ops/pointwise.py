@@ -404,6 +404,53 @@ def log(a):
     return Log.apply(a)
 
 
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (so 0 * log(0) is 0, the limit), NaN where ``y`` is NaN."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x == 0, 0, x * np.log(y))
+    return np.where(np.isnan(y), np.nan, out)
+
+
+class Xlogy(Function):
+    """Entropies and KL terms write ``p * log(p)``; at p = 0 this gives 0 and its gradient has no
+    NaN (``p * torch.log(p)`` gives NaN there)."""
+    node_name = "XlogyBackward0"
+    jvp_takes_none = True
+    saved_names = ("other", "self")  # in PyTorch's order
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(b, a)
+        x, y = arrays(a, b)
+        dtype = result_type(a, b)
+        dtype = dtype if dtype.is_floating_point else get_default_dtype()  # integers give the default float
+        return wrap(_xlogy(x, y).astype(dtype.np_type, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = xlogy(grad, b).masked_fill((a == 0) & (b <= 0), 0.0)
+        if ctx.needs_input_grad[1]:
+            grad_b = grad * a / b
+        return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        out = None if ta is None else xlogy(ta, b).masked_fill((a == 0) & (b <= 0), 0.0)
+        return add_tangents(ctx.result, out, None if tb is None else tb * a / b)
+
+
+@register("xlogy")
+def xlogy(a, other):
+    """``a * log(other)``, with 0 where ``a`` is 0 (records XlogyBackward0)."""
+    if not isinstance(a, Tensor):
+        a = operand(a, other)
+    return Xlogy.apply(a, operand(other, a))
+
+
 class Log2(Function):
     """log2(a) = log(a) / log(2), so its derivative is 1 / (a log 2)."""
     node_name = "Log2Backward0"
