@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-from .. import _device, ops
+from .. import _device, linalg, ops
+from ..autograd.grad_mode import no_grad
 from ..ops import conv
 from ..ops.pointwise import DivScalar
 from ..ops._util import check_broadcast, check_device
@@ -64,6 +65,44 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         raise NotImplementedError("chibigrad's F.normalize has no out=")
     denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim``. As in aten, each is divided by
+    its norm first (at least ``eps``, clamped outside the graph), which keeps the result in [-1, 1]."""
+    if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{x1.dtype.scalar_name}")
+    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = (x if x.shape == shape else x.expand(shape) for x in (x1, x2))
+    x1_norm = linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clone()
+    x2_norm = linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clone()
+    with no_grad():
+        x1_norm.clamp_(min=eps)
+        x2_norm.clamp_(min=eps)
+    return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || exp(input)) term by term, ``target * (log target - input)``; ``input`` holds
+    log-probabilities (and ``target`` too with ``log_target``). ``'batchmean'`` divides the sum by the
+    batch size, the KL divergence's definition; ``'mean'`` (the default) divides by every element."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = ops.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        loss = loss.sum()
+        return loss / input.size(0) if input.ndim != 0 else loss
+    _check_reduction(reduction)
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
 
 
 def _softmax_dim(name, ndim, stacklevel):

@@ -47,6 +47,19 @@ class NLLLoss(_Loss):
         return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
 
 
+class KLDivLoss(_Loss):
+    """The Kullback-Leibler divergence of log-probabilities ``input`` from ``target`` (see F.kl_div)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
+        super().__init__(reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 class CrossEntropyLoss(NLLLoss):
     """log_softmax over classes, then the negative log-likelihood of the target class (or, for a
     float target of the input's shape, of the target's class probabilities)."""
