@@ -530,6 +530,25 @@ def repeat(a, *sizes):
     return Repeat.apply(a, tuple(int(r) for r in repeats))
 
 
+@register("repeat_interleave")
+def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
+    """Each element ``repeats`` times in a row along ``dim`` (the flattened tensor when None), where
+    ``repeat`` tiles the whole tensor. A number of repeats is PyTorch's unsqueeze, expand and copy;
+    a tensor of them selects indices. ``torch.repeat_interleave(counts)`` gives index i counts[i] times."""
+    if repeats is None:
+        return wrap(np.repeat(np.arange(a.numel()), a._array.reshape(-1)))
+    if dim is None:
+        a, dim = a.flatten(), 0
+    dim = wrap_dim(dim, a.ndim)
+    if isinstance(repeats, Tensor):
+        index = wrap(np.repeat(np.arange(a.shape[dim]), np.broadcast_to(repeats._array, (a.shape[dim],))))
+        return a.index_select(dim, index)
+    expanded = list(a.shape)
+    expanded.insert(dim + 1, int(repeats))
+    flat = a.shape[:dim] + (a.shape[dim] * int(repeats),) + a.shape[dim + 1:]
+    return a.unsqueeze(dim + 1).expand(expanded).clone().view(flat)
+
+
 @register("__getitem__", torch=False)
 def getitem(a, key):
     return index(a, index_key(key, a._array))
