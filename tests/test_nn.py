@@ -569,3 +569,45 @@ def test_flatten_and_unflatten_are_views_that_undo_each_other():
     assert torch.equal(x.grad, torch.ones(2, 3, 4))
     with pytest.raises(RuntimeError, match="don't multiply up"):
         nn.Unflatten(1, (5, -1))(flat)
+
+
+def _log_softmax(x):
+    x = x - x.max(1, keepdims=True)
+    return x - np.log(np.exp(x).sum(1, keepdims=True))
+
+
+def test_cross_entropy_label_smoothing_mixes_in_the_uniform_distribution():
+    logits = np.array([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2], [0.0, 0.4, 0.1]])
+    target = np.array([2, 0, 1])
+    eps = 0.1
+    logp = _log_softmax(logits)
+    smoothed = np.full_like(logp, eps / 3) + (1 - eps) * np.eye(3)[target]
+    expected = -(smoothed * logp).sum(1).mean()
+    loss = nn.CrossEntropyLoss(label_smoothing=eps)(torch.tensor(logits), torch.tensor(target))
+    np.testing.assert_allclose(loss.item(), expected, rtol=1e-12)
+    probs = torch.tensor(smoothed)
+    np.testing.assert_allclose(F.cross_entropy(torch.tensor(logits), probs).item(), expected, rtol=1e-12)
+    x = torch.tensor(logits, requires_grad=True)
+    w = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda t: F.cross_entropy(t, torch.tensor(target), weight=w, label_smoothing=0.2),
+                                    (x,))
+    assert torch.autograd.gradcheck(lambda t: F.cross_entropy(t, probs, label_smoothing=0.3), (x,))
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+        F.cross_entropy(x, torch.tensor(target), label_smoothing=1.5)
+
+
+def test_kl_div_and_cosine_similarity_values_and_gradients():
+    logits, other = np.array([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2]]), np.array([[0.1, 0.4, -0.3], [0.0, 2.0, 1.0]])
+    p = np.exp(_log_softmax(other))
+    expected = (p * (np.log(p) - _log_softmax(logits))).sum() / 2
+    x = torch.tensor(_log_softmax(logits), requires_grad=True)
+    np.testing.assert_allclose(nn.KLDivLoss(reduction="batchmean")(x, torch.tensor(p)).item(), expected, rtol=1e-12)
+    np.testing.assert_allclose(F.kl_div(x, torch.tensor(np.log(p)), reduction="batchmean", log_target=True).item(),
+                               expected, rtol=1e-12)
+    with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
+        F.kl_div(x, torch.tensor(p))
+    assert torch.autograd.gradcheck(lambda t: F.kl_div(t, torch.tensor(p), reduction="sum"), (x,))
+    a, b = torch.tensor(logits, requires_grad=True), torch.tensor(other, requires_grad=True)
+    cos = (logits * other).sum(1) / np.linalg.norm(logits, axis=1) / np.linalg.norm(other, axis=1)
+    np.testing.assert_allclose(F.cosine_similarity(a, b).detach().numpy(), cos, rtol=1e-12)
+    assert torch.autograd.gradcheck(F.cosine_similarity, (a, b))
