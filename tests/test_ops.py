@@ -547,3 +547,12 @@ def test_unary_inplace_ops_record_the_out_of_place_node_and_refuse_integer_tenso
     np.testing.assert_allclose(x.grad.numpy(), np.cos([0.5, 1.5]), rtol=1e-6)
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
         torch.arange(3).exp_()
+
+
+def test_erfinv_inverts_erf_and_both_gradients_check_in_float64():
+    y = torch.tensor([-0.99, -0.5, 0.0, 0.2, 0.8, 0.95], dtype=torch.float64, requires_grad=True)
+    np.testing.assert_allclose(torch.erf(torch.erfinv(y)).detach().numpy(), y.detach().numpy(), rtol=1e-12)
+    assert torch.erfinv(torch.tensor([-1.0, 1.0, 1.5])).tolist()[:2] == [-float("inf"), float("inf")]
+    assert np.isnan(torch.erfinv(torch.tensor([1.5])).item())
+    assert torch.autograd.gradcheck(torch.erfinv, (y,))
+    assert torch.autograd.gradcheck(torch.erf, (y,))
