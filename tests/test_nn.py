@@ -611,3 +611,14 @@ def test_kl_div_and_cosine_similarity_values_and_gradients():
     cos = (logits * other).sum(1) / np.linalg.norm(logits, axis=1) / np.linalg.norm(other, axis=1)
     np.testing.assert_allclose(F.cosine_similarity(a, b).detach().numpy(), cos, rtol=1e-12)
     assert torch.autograd.gradcheck(F.cosine_similarity, (a, b))
+
+
+def test_full_backward_hook_on_a_module_whose_inputs_need_no_grad_warns_and_sees_grad_output():
+    layer = nn.Linear(2, 1)
+    seen = []
+    layer.register_full_backward_hook(lambda m, gin, gout: seen.append((gin, gout[0].shape)))
+    out = layer(torch.ones(3, 2))
+    with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are computed with respect to "
+                                         "module outputs since no inputs require gradients"):
+        out.sum().backward()
+    assert seen == [((None,), (3, 1))]
