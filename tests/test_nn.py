@@ -622,3 +622,20 @@ def test_full_backward_hook_on_a_module_whose_inputs_need_no_grad_warns_and_sees
                                          "module outputs since no inputs require gradients"):
         out.sum().backward()
     assert seen == [((None,), (3, 1))]
+
+
+def test_metric_learning_losses_values_and_gradients():
+    rng = np.random.default_rng(0)
+    a, p, n = (torch.tensor(rng.normal(size=(4, 3)), requires_grad=True) for _ in range(3))
+    dist = lambda x, y: np.linalg.norm(x - y + 1e-6, axis=-1)  # noqa: E731
+    an, pn, nn_ = (t.detach().numpy() for t in (a, p, n))
+    expected = np.maximum(dist(an, pn) - dist(an, nn_) + 1.0, 0).mean()
+    np.testing.assert_allclose(nn.TripletMarginLoss()(a, p, n).item(), expected, rtol=1e-12)
+    assert F.pairwise_distance(a, p).grad_fn.name() == "NormBackward1"
+    target = torch.tensor([1.0, -1.0, 1.0, -1.0], dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda x, y, z: F.triplet_margin_loss(x, y, z, margin=2.0, swap=True), (a, p, n))
+    assert torch.autograd.gradcheck(lambda x, y: F.cosine_embedding_loss(x, y, target, margin=-0.5), (a, p))
+    assert torch.autograd.gradcheck(lambda x, y: F.margin_ranking_loss(x[:, 0], y[:, 0], target, 0.5), (a, p))
+    assert torch.autograd.gradcheck(lambda x: F.hinge_embedding_loss(x[:, 0], target, margin=1.5), (a,))
+    with pytest.raises(ValueError, match="expected margin to be greater than 0"):
+        nn.TripletMarginWithDistanceLoss(margin=0.0)

@@ -11,8 +11,9 @@ from .. import _device, linalg, ops
 from ..autograd.grad_mode import no_grad
 from ..ops import conv
 from ..ops.pointwise import DivScalar
+from ..ops.reduction import NormScalarDim
 from ..ops._util import check_broadcast, check_device
-from ..creation import _generator
+from ..creation import _generator, zeros_like
 from ..tensor import Tensor, wrap
 from . import _functions as fn
 
@@ -81,6 +82,76 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         x1_norm.clamp_(min=eps)
         x2_norm.clamp_(min=eps)
     return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
+
+
+def _reduce(loss, reduction):
+    """aten's apply_loss_reduction."""
+    _check_reduction(reduction)
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of ``x1 - x2 + eps`` over the last dimension (eps keeps the gradient finite where
+    the two are equal)."""
+    return NormScalarDim.apply(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)``: the anchor nearer its positive than its negative by ``margin``."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + dist_pos - dist_neg).clamp(min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """The triplet loss with any distance (``pairwise_distance`` when None)."""
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, distance(positive, negative))
+    return _reduce((margin + dist_pos - dist_neg).clamp(min=0), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos`` for pairs labelled 1, ``max(cos - margin, 0)`` for pairs labelled -1 (aten's formula)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    dim = target.ndim
+    prod_sum = (input1 * input2).sum(dim)
+    denom = (((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)).sqrt()
+    cos = prod_sum / denom
+    zeros = zeros_like(cos)
+    loss = ops.where(target == 1, 1 - cos, zeros) + ops.where(target == -1, (cos - margin).clamp(min=0), zeros)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """``max(-target * (input1 - input2) + margin, 0)``: input1 ranked above input2 where target is 1."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``input`` where target is 1, ``max(margin - input, 0)`` where it is -1."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    zeros = zeros_like(input)
+    loss = ops.where(target != 1, (margin - input).clamp(min=0), zeros) + ops.where(target != -1, input, zeros)
+    return _reduce(loss, reduction)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -441,6 +441,12 @@ class Norm(Function):
         return (slope * ta).sum(dim=ctx.dims, keepdim=ctx.keepdim)
 
 
+class NormScalarDim(Norm):
+    """aten's ``norm(p, dim)``, the one C++ formulas call (``pairwise_distance``): the same p-norm,
+    PyTorch's other node name."""
+    node_name = "NormBackward1"
+
+
 def where_nonzero(n):
     """``n`` with zeros replaced by ones, so 0/0 gradients come out as 0 (PyTorch's choice at 0)."""
     return n + (n == 0)
