@@ -556,3 +556,14 @@ def test_erfinv_inverts_erf_and_both_gradients_check_in_float64():
     assert np.isnan(torch.erfinv(torch.tensor([1.5])).item())
     assert torch.autograd.gradcheck(torch.erfinv, (y,))
     assert torch.autograd.gradcheck(torch.erf, (y,))
+
+
+def test_diagonal_is_a_view_and_its_gradient_checks_twice():
+    x = torch.arange(12.0, dtype=torch.float64).reshape(3, 4).requires_grad_()
+    np.testing.assert_array_equal(x.diagonal(1).detach().numpy(), np.diagonal(x.detach().numpy(), 1))
+    np.testing.assert_array_equal(torch.diagonal(x, -1).detach().numpy(), np.diagonal(x.detach().numpy(), -1))
+    y = torch.zeros(3, 3)
+    y.diagonal().fill_(2.0)
+    assert y.tolist() == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]]
+    assert torch.autograd.gradcheck(lambda t: t.diagonal(1), (x,))
+    assert torch.autograd.gradgradcheck(lambda t: torch.diagonal(t.reshape(2, 3, 2), 0, 0, 2), (x,))

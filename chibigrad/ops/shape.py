@@ -530,6 +530,58 @@ def repeat(a, *sizes):
     return Repeat.apply(a, tuple(int(r) for r in repeats))
 
 
+def _diagonal_view(array, offset, dim1, dim2):
+    """The writable numpy view of ``array``'s diagonal ``offset`` in the plane (dim1, dim2), last."""
+    x = np.moveaxis(array, (dim1, dim2), (-2, -1))
+    x = x[..., :, offset:] if offset >= 0 else x[..., -offset:, :]
+    n = max(0, min(x.shape[-2], x.shape[-1]))
+    strides = x.strides[:-2] + (x.strides[-2] + x.strides[-1],)  # one step down and one right
+    return _device.array_module(array).lib.stride_tricks.as_strided(x, x.shape[:-2] + (n,), strides)
+
+
+class Diagonal(Function):
+    """A view of one diagonal; its gradient is zeros with ``grad`` written along that diagonal."""
+    node_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        ctx.shape, ctx.args = a.shape, (offset, dim1, dim2)
+        return view_of(a, _diagonal_view(a._array, offset, dim1, dim2))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DiagonalGrad.apply(grad, ctx.shape, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
+
+class DiagonalGrad(Function):
+    """Zeros of the input's shape with ``grad`` along the diagonal; its own gradient is the diagonal again."""
+    node_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, shape, offset, dim1, dim2):
+        ctx.args = (offset, dim1, dim2)
+        out = _device.zeros(shape, grad._array.dtype, type(grad._array))
+        _diagonal_view(out, offset, dim1, dim2)[...] = grad._array
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Diagonal.apply(grad, *ctx.args), None, None, None, None
+
+
+@register("diagonal")
+def diagonal(a, offset=0, dim1=0, dim2=1):
+    """``a``'s diagonal ``offset`` (above the main one when positive) in the plane of ``dim1`` and ``dim2``."""
+    dim1, dim2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(a, offset, dim1, dim2)
+
+
 @register("repeat_interleave")
 def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
     """Each element ``repeats`` times in a row along ``dim`` (the flattened tensor when None), where
