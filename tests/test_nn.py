@@ -639,3 +639,24 @@ def test_metric_learning_losses_values_and_gradients():
     assert torch.autograd.gradcheck(lambda x: F.hinge_embedding_loss(x[:, 0], target, margin=1.5), (a,))
     with pytest.raises(ValueError, match="expected margin to be greater than 0"):
         nn.TripletMarginWithDistanceLoss(margin=0.0)
+
+
+def test_group_instance_and_rms_norm_values_and_gradients():
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.normal(size=(2, 6, 3, 2)), requires_grad=True)
+    w = torch.tensor(rng.normal(size=6), requires_grad=True)
+    b = torch.tensor(rng.normal(size=6), requires_grad=True)
+    g = x.detach().numpy().reshape(2, 3, 2, 3, 2)
+    expected = ((g - g.mean((2, 3, 4), keepdims=True)) / np.sqrt(g.var((2, 3, 4), keepdims=True) + 1e-5)).reshape(
+        2, 6, 3, 2) * w.detach().numpy()[:, None, None] + b.detach().numpy()[:, None, None]
+    np.testing.assert_allclose(F.group_norm(x, 3, w, b).detach().numpy(), expected, rtol=1e-10)
+    assert F.group_norm(x, 3, w, b).grad_fn.name() == "NativeGroupNormBackward0"
+    assert torch.autograd.gradcheck(lambda t, ww, bb: F.group_norm(t, 3, ww, bb), (x, w, b))
+    assert torch.autograd.gradgradcheck(lambda t, ww: F.group_norm(t, 2, ww), (x, w))
+    np.testing.assert_allclose(nn.InstanceNorm2d(6)(x).detach().numpy(), F.group_norm(x, 6).detach().numpy())
+    r = x.detach().numpy()
+    np.testing.assert_allclose(nn.RMSNorm(2, eps=1e-6)(x).detach().numpy(),
+                               r / np.sqrt((r ** 2).mean(-1, keepdims=True) + 1e-6), rtol=1e-12)
+    assert torch.autograd.gradcheck(lambda t: F.rms_norm(t, (3, 2), eps=1e-6), (x,))
+    with pytest.raises(RuntimeError, match="divisible by num_groups"):
+        F.group_norm(x, 4)

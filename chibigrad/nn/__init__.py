@@ -6,8 +6,8 @@ from .modules import (GELU, BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntrop
                       SiLU, SmoothL1Loss, Softmax, Tanh, Unflatten)
 from .modules import (AdaptiveAvgPool2d, AvgPool2d, BatchNorm2d, Conv1d, Conv2d, Dropout2d,  # noqa: E402
                       MaxPool2d)
-from .modules import (CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss, TripletMarginLoss,  # noqa: E402
-                      TripletMarginWithDistanceLoss)
+from .modules import (CosineEmbeddingLoss, GroupNorm, HingeEmbeddingLoss, InstanceNorm2d,  # noqa: E402
+                      MarginRankingLoss, RMSNorm, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .parameter import Parameter
 from .parallel import DataParallel
 

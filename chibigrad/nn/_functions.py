@@ -621,3 +621,28 @@ class BinaryCrossEntropyWithLogits(Function):
 def _log_sigmoid(z):
     """log(sigmoid(z)) with Tensor ops (for the rarely needed gradient with respect to the target)."""
     return z.clamp(max=0) - ((-z.abs()).exp() + 1).log()
+
+
+class NativeGroupNorm(Function):
+    """Normalise each sample's channels in ``group`` groups; weight and bias are per channel. The
+    statistics are layer norm's on the input seen as (N, group, C / group, rest), so is the gradient."""
+    node_name = "NativeGroupNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, group, eps):
+        a = x._array
+        n, c = a.shape[:2]
+        ctx.grouped = (n, group, c // group, -1)
+        ctx.dims, ctx.param_sum_dims, ctx.param_shape, ctx.eps = (2, 3), (0, 3), (group, c // group, 1), eps
+        ctx.save_for_backward(x, weight)
+        g = a.reshape(ctx.grouped)
+        mean, var = g.mean(ctx.dims, keepdims=True), g.var(ctx.dims, keepdims=True)
+        return wrap(normalize_array(g, mean, var, eps, weight, bias, ctx.param_shape).reshape(a.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        dx, dw, db = normalize_backward(ctx, grad.reshape(ctx.grouped), x.reshape(ctx.grouped), weight)
+        c = x.shape[1]
+        return (None if dx is None else dx.reshape(x.shape), None if dw is None else dw.reshape(c),
+                None if db is None else db.reshape(c), None, None)

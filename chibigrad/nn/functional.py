@@ -249,6 +249,34 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return fn.NativeLayerNorm.apply(input, weight, bias, k, eps)
 
 
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample over groups of channels (and all positions): batch-size independent."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    if input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    return fn.NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise each sample's channels on their own: group_norm with a group per channel. (PyTorch
+    records batch_norm's nodes; running statistics are not implemented here.)"""
+    if running_mean is not None or running_var is not None or not use_input_stats:
+        raise NotImplementedError("chibigrad's instance_norm has no running statistics (track_running_stats)")
+    return group_norm(input, input.shape[1], weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x**2) + eps) * weight`` over the last dims, as aten composes it."""
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    eps = np.finfo(input._array.dtype).eps.item() if eps is None else eps
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalise each channel with the batch's statistics (training) or the running ones (eval).
 

@@ -500,6 +500,34 @@ def erfinv(a):
     return Erfinv.apply(a)
 
 
+class Rsqrt(Function):
+    """1 / sqrt(x), as normalisation layers (RMSNorm) compute it; d/dx = -0.5 * result**3."""
+    node_name = "RsqrtBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        x = float_array(a)
+        out = wrap((1 / np.sqrt(x)).astype(x.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -0.5 * grad * out.pow(3)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return -0.5 * ta * ctx.result.pow(3)
+
+
+@register("rsqrt")
+def rsqrt(a):
+    """Element-wise 1 / sqrt (records RsqrtBackward0)."""
+    return Rsqrt.apply(a)
+
+
 def _xlogy(x, y):
     """``x * log(y)``, 0 where ``x == 0`` (so 0 * log(0) is 0, the limit), NaN where ``y`` is NaN."""
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -10,6 +10,6 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss, TripletMarginLoss,
                    TripletMarginWithDistanceLoss)
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, InstanceNorm2d, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
