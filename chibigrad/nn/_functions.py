@@ -646,3 +646,19 @@ class NativeGroupNorm(Function):
         c = x.shape[1]
         return (None if dx is None else dx.reshape(x.shape), None if dw is None else dw.reshape(c),
                 None if db is None else db.reshape(c), None, None)
+
+    @staticmethod
+    def jvp(ctx, x_t, weight_t, bias_t, *_):
+        """Layer norm's forward rule on the grouped view, then the per-channel affine part."""
+        x, weight, bias = ctx.primals[:3]
+        xg, tg, dims = x.reshape(ctx.grouped), x_t.reshape(ctx.grouped), ctx.dims
+        centered = xg - xg.mean(dims, keepdim=True)
+        rstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+        xhat = centered * rstd
+        xhat_t = (rstd * (tg - tg.mean(dims, keepdim=True) - xhat * (xhat * tg).mean(dims, keepdim=True)))
+        xhat, xhat_t = xhat.reshape(x.shape), xhat_t.reshape(x.shape)
+        channel = (x.shape[1],) + (1,) * (x.ndim - 2)
+        out_t = xhat_t if weight is None else xhat_t * weight.reshape(channel)
+        if weight_t is not None:
+            out_t = out_t + xhat * weight_t.reshape(channel)
+        return out_t if bias_t is None else out_t + bias_t.reshape(channel)

@@ -619,6 +619,13 @@ class CholeskySolve(Function):
         grad_low = -(low @ common) if ctx.upper else -(common @ low)
         return grad_b, grad_low, None
 
+    @staticmethod
+    def jvp(ctx, tb, tl, _):
+        """dX = A^-1 (dB - dA X), with dA = dL L^T + L dL^T (upper: dU^T U + U^T dU)."""
+        low, x = ctx.primals[1], ctx.result
+        d_a = tl.mT @ low + low.mT @ tl if ctx.upper else tl @ low.mT + low @ tl.mT
+        return CholeskySolve.apply(tb - d_a @ x, low, ctx.upper)
+
 
 @register("cholesky_solve")
 def cholesky_solve(b, low, upper=False):

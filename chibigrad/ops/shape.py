@@ -572,6 +572,10 @@ class DiagonalGrad(Function):
     def backward(ctx, grad):
         return Diagonal.apply(grad, *ctx.args), None, None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
 
 @register("diagonal")
 def diagonal(a, offset=0, dim1=0, dim2=1):
