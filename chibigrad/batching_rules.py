@@ -193,6 +193,12 @@ def transpose_rule(op, args, batched, size):
     return op.apply(a, shifted(dim0, ndim), shifted(dim1, ndim))
 
 
+@rule(shape.Diagonal)
+def diagonal_rule(op, args, batched, size):
+    a, offset, dim1, dim2 = args
+    return op.apply(a, offset, dim1 + 1, dim2 + 1)  # (the op was given dims already wrapped)
+
+
 @rule(shape.T)
 def t_rule(op, args, batched, size):
     return shape.Transpose.apply(args[0], 1, 2)
