@@ -382,6 +382,7 @@ def test_gradcheck_checks_forward_mode():
     assert torch.autograd.gradcheck(lambda a: (a.sin() * a).softmax(0), (x,), check_forward_ad=True)
 
 
+@pytest.mark.filterwarnings("ignore:There is a performance drop")  # (cholesky_solve has no batching rule, as linalg)
 def test_forward_rules_of_cholesky_solve_group_norm_and_diagonal_match_reverse_mode():
     a = torch.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=torch.float64)
     low = torch.linalg.cholesky(a)
