@@ -462,14 +462,15 @@ def erf(a):
 def _erfinv_array(y):
     """erf's inverse, in float64: Winitzki's closed-form guess (error about 2e-3), then Newton steps
     on the exact ``math.erf``, each of which squares the error. Beyond [-1, 1] it is NaN."""
-    y64 = np.asarray(y, dtype=np.float64)
-    inside = np.clip(y64, -1 + 1e-16, 1 - 1e-16)
+    y64 = y.astype(np.float64)
+    erf = _device.library_erf(y64) or (lambda v: _math_erf(v).astype(np.float64))  # CuPy's own on a GPU
+    inside = np.minimum(np.maximum(y64, -1 + 1e-16), 1 - 1e-16)
     a = 0.147
     log = np.log1p(-inside * inside)
     term = 2 / (math.pi * a) + log / 2
     x = np.copysign(np.sqrt(np.sqrt(term * term - log / a) - term), inside)
     for _ in range(4):
-        x = x - (_math_erf(x).astype(np.float64) - inside) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = x - (erf(x) - inside) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
     x = np.where(np.abs(y64) == 1, np.copysign(np.inf, y64), x)
     return np.where(np.abs(y64) > 1, np.nan, x).astype(y.dtype)
 

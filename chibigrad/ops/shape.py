@@ -531,12 +531,12 @@ def repeat(a, *sizes):
 
 
 def _diagonal_view(array, offset, dim1, dim2):
-    """The writable numpy view of ``array``'s diagonal ``offset`` in the plane (dim1, dim2), last."""
-    x = np.moveaxis(array, (dim1, dim2), (-2, -1))
-    x = x[..., :, offset:] if offset >= 0 else x[..., -offset:, :]
-    n = max(0, min(x.shape[-2], x.shape[-1]))
-    strides = x.strides[:-2] + (x.strides[-2] + x.strides[-1],)  # one step down and one right
-    return _device.array_module(array).lib.stride_tricks.as_strided(x, x.shape[:-2] + (n,), strides)
+    """The writable view of ``array``'s diagonal ``offset`` in the plane (dim1, dim2), last. (numpy
+    marks its diagonal view read-only by convention only; CuPy's is writable.)"""
+    view = array.diagonal(offset, dim1, dim2)
+    if isinstance(view, np.ndarray) and not view.flags.writeable and array.flags.writeable:
+        view.flags.writeable = True
+    return view
 
 
 class Diagonal(Function):
