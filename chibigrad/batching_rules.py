@@ -60,6 +60,7 @@ def with_batch(x, batched, size):
       pointwise.ClampTensor, pointwise.Where, pointwise.Maximum, pointwise.Minimum, pointwise.Hypot, pointwise.Round,
       pointwise.RoundDecimals, pointwise.Remainder, pointwise.RemainderScalar, pointwise.Fmod, pointwise.FmodScalar,
       pointwise.Floor, pointwise.Sign, pointwise.Reciprocal, pointwise.Clone, pointwise.ToCopy, pointwise.Compare,
+      pointwise.Xlogy, pointwise.Erfinv, pointwise.Rsqrt, pointwise.DivScalar,
       nnf.Erf, nnf.Gelu, nnf.Silu, nnf.LeakyRelu, nnf.LeakyReluInplace)
 def elementwise(op, args, batched, size):
     ndim = max(sample_ndim(a, b) for a, b in zip(args, batched) if isinstance(a, Tensor))
@@ -191,6 +192,18 @@ def transpose_rule(op, args, batched, size):
     a, dim0, dim1 = args
     ndim = max(a.ndim - 1, 1)
     return op.apply(a, shifted(dim0, ndim), shifted(dim1, ndim))
+
+
+@rule(shape.Diagonal)
+def diagonal_rule(op, args, batched, size):
+    a, offset, dim1, dim2 = args
+    return op.apply(a, offset, dim1 + 1, dim2 + 1)  # (the op was given dims already wrapped)
+
+
+@rule(shape.DiagonalGrad)
+def diagonal_grad_rule(op, args, batched, size):
+    grad, input_shape, offset, dim1, dim2 = args
+    return op.apply(grad, (size, *input_shape), offset, dim1 + 1, dim2 + 1)
 
 
 @rule(shape.T)

@@ -1,11 +1,12 @@
-"""torch.linalg: norms, and the inverse, determinant, solve and Cholesky factor with their gradients.
+"""torch.linalg: norms, and the inverse, determinant, solve, triangular solve and Cholesky factor with their
+gradients.
 
 The differentiable ones are ops like any other (chibigrad/ops/linalg.py: each Function's
 backward is written with tensor ops, so gradients of gradients work too). What chibigrad
 lacks here (eigen and singular value decompositions, QR, least squares, ...) raises an
 AttributeError that says so.
 """
-from .ops.linalg import LinAlgError, cholesky, det, inverse as inv, slogdet, solve
+from .ops.linalg import LinAlgError, cholesky, det, inverse as inv, slogdet, solve, solve_triangular
 from .ops.reduction import Norm
 
 

@@ -369,10 +369,11 @@ class Tensor:
         return self.numpy().astype(dtype, copy=False) if dtype is not None else self.numpy()
 
     def __float__(self):
-        if self.requires_grad:  # PyTorch warns for float() only, not for int() or item()
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                          "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/"
-                          "csrc/autograd/generated/python_variable_methods.cpp:822.)", UserWarning, stacklevel=2)
+        if self.requires_grad and grad_mode.is_grad_enabled():  # float() only, not int() or item(); once
+            from .ops._util import warn_once  # (ops imports this module)
+            warn_once("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                      "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/"
+                      "csrc/autograd/generated/python_variable_methods.cpp:822.)")
         return float(self._scalar())
 
     def __int__(self):

@@ -1,6 +1,8 @@
 """torch.distributions: gradients of log_prob, entropy and kl_divergence by central differences in float64,
 and what sampling must do. What they print is compared with PyTorch's in the golden program
 ``distributions_vae_and_policy``."""
+import math
+
 import numpy as np
 import pytest
 
@@ -52,3 +54,17 @@ def test_missing_parts_say_so():
         torch.distributions.MultivariateNormal
     with pytest.raises(NotImplementedError, match="No KL"):
         kl_divergence(Normal(0.0, 1.0), Uniform(0.0, 1.0))
+
+
+def test_normal_cdf_and_icdf_are_inverse_and_differentiable():
+    loc = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    scale = torch.tensor([1.0, 2.5], dtype=torch.float64, requires_grad=True)
+    value = torch.tensor([0.3, -1.0], dtype=torch.float64)
+    m = Normal(loc, scale)
+    expected = [0.5 * (1 + math.erf((v - mu) / (sd * math.sqrt(2))))
+                for v, mu, sd in zip([0.3, -1.0], [0.0, 1.0], [1.0, 2.5])]
+    np.testing.assert_allclose(m.cdf(value).detach().numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(m.icdf(m.cdf(value)).detach().numpy(), value.numpy(), rtol=1e-10)
+    assert torch.autograd.gradcheck(lambda l, s: Normal(l, s).cdf(value), (loc, scale))
+    assert torch.autograd.gradcheck(lambda l, s: Normal(l, s).icdf(torch.tensor([0.1, 0.7], dtype=torch.float64)),
+                                    (loc, scale))

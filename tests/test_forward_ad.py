@@ -380,3 +380,20 @@ def test_gradcheck_checks_forward_mode():
            "analytical:tensor([[1., 0.],\n        [0., 2.]], dtype=torch.float64)\n")  # a GradcheckError
     assert torch.autograd.gradcheck(ScaledSin.apply, (x, 2.0), check_forward_ad=True)
     assert torch.autograd.gradcheck(lambda a: (a.sin() * a).softmax(0), (x,), check_forward_ad=True)
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")  # (cholesky_solve has no batching rule, as linalg)
+def test_forward_rules_of_cholesky_solve_group_norm_and_diagonal_match_reverse_mode():
+    a = torch.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=torch.float64)
+    low = torch.linalg.cholesky(a)
+    b = torch.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=torch.float64)
+    x = torch.tensor(np.random.default_rng(2).normal(size=(2, 4, 3)))
+    w = torch.tensor([1.0, 0.5, -1.0, 2.0], dtype=torch.float64)
+    cases = [(lambda l_, b_: torch.cholesky_solve(b_, l_), [low, b]),
+             (lambda l_, b_: torch.cholesky_solve(b_, l_.mT, upper=True), [low, b]),
+             (lambda t, ww, bb: F.group_norm(t, 2, ww, bb), [x, w, w * 0.3]),
+             (lambda t: t.diagonal(0, 1, 2), [x])]
+    for fn, inputs in cases:
+        tangents = [rand(*t.shape) for t in inputs]
+        np.testing.assert_allclose(forward_jvp(fn, inputs, tangents).numpy(), reverse_jvp(fn, inputs, tangents),
+                                   rtol=1e-9, atol=1e-12)

@@ -240,3 +240,48 @@ def test_leaf_grad_assignment_checks():
         x.grad = torch.ones(3)
     assert str(err.value) == ("attempting to assign a gradient of size '[3]' to a tensor of size '[2]'. Please "
                               "ensure that the gradient and the tensor are the same size")
+
+
+def test_register_hooks_on_one_saved_tensor_packs_now_and_unpacks_in_backward():
+    calls = []
+    a, b = torch.ones(3, requires_grad=True), torch.full((3,), 2.0, requires_grad=True)
+    y = a * b
+    y.grad_fn._raw_saved_other.register_hooks(lambda t: calls.append("pack") or t * 10,
+                                              lambda t: calls.append("unpack") or t)
+    assert calls == ["pack"]
+    y.sum().backward()
+    assert calls == ["pack", "unpack"] and a.grad.tolist() == [20.0, 20.0, 20.0]
+    with pytest.raises(RuntimeError, match="after it has been freed"):
+        y.grad_fn._raw_saved_other.register_hooks(lambda t: t, lambda t: t)
+
+
+def test_multi_grad_hook_all_waits_for_every_gradient_reached_and_any_takes_the_first():
+    a, b = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    c = a * b
+    seen = []
+    handle = torch.autograd.graph.register_multi_grad_hook((a, b, c), lambda grads: seen.append(
+        [g is not None for g in grads]))
+    c.sum().backward(retain_graph=True)
+    c.sum().backward(inputs=(a,), retain_graph=True)
+    assert seen == [[True, True, True], [True, False, True]]
+    handle.remove()
+    c.sum().backward(retain_graph=True)
+    assert len(seen) == 2
+    firsts = []
+    torch.autograd.graph.register_multi_grad_hook((a, b), firsts.append, mode="any")
+    (a * b).sum().backward()
+    assert len(firsts) == 1
+
+
+def test_allow_mutation_on_saved_tensors_lets_backward_use_the_saved_values():
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        a = torch.tensor([0.5, 1.0], requires_grad=True)
+        b = a.clone()
+        out = (b ** 2).sum()
+        b.mul_(3)
+        out.backward()
+    assert a.grad.tolist() == [1.0, 2.0]
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        out = (a ** 2).sum()
+    with pytest.raises(AssertionError, match="Trying to backward outside"):
+        out.backward()

@@ -1,5 +1,6 @@
 """torch.linalg's differentiable functions: gradients and gradients of gradients by central differences
 in float64. What they print is compared with PyTorch's in the golden program ``linalg_with_gradients``."""
+import numpy as np
 import pytest
 
 import chibigrad as torch
@@ -51,3 +52,20 @@ def test_what_chibigrad_lacks_says_so():
 def test_forward_mode(function):
     a = _matrix(3).requires_grad_()
     assert gradcheck(function, (a,), check_forward_ad=True)
+
+
+def test_solve_triangular_and_cholesky_solve_solve_and_their_gradients_check():
+    a = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype=torch.float64)
+    low = torch.linalg.cholesky(a).requires_grad_()
+    b = torch.tensor([[1.0, 0.0], [2.0, -1.0], [0.5, 3.0]], dtype=torch.float64, requires_grad=True)
+    np.testing.assert_allclose(torch.cholesky_solve(b, low).detach().numpy(),
+                               np.linalg.solve(a.numpy(), b.detach().numpy()), rtol=1e-12)
+    np.testing.assert_allclose(torch.cholesky_solve(b, low.mT, upper=True).detach().numpy(),
+                               np.linalg.solve(a.numpy(), b.detach().numpy()), rtol=1e-12)
+    x = torch.linalg.solve_triangular(low, b, upper=False)
+    np.testing.assert_allclose((low @ x).detach().numpy(), b.detach().numpy(), rtol=1e-12)
+    assert torch.autograd.gradcheck(lambda l_, b_: torch.cholesky_solve(b_, l_.tril()), (low, b))
+    assert torch.autograd.gradgradcheck(lambda l_, b_: torch.cholesky_solve(b_, l_.tril()), (low, b))
+    assert torch.autograd.gradcheck(lambda l_, b_: torch.linalg.solve_triangular(l_, b_, upper=False), (low, b))
+    assert torch.autograd.gradcheck(lambda u, b_: torch.linalg.solve_triangular(u, b_.mT, upper=True, left=False),
+                                    (low.mT.detach().requires_grad_(), b))

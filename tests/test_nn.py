@@ -569,3 +569,95 @@ def test_flatten_and_unflatten_are_views_that_undo_each_other():
     assert torch.equal(x.grad, torch.ones(2, 3, 4))
     with pytest.raises(RuntimeError, match="don't multiply up"):
         nn.Unflatten(1, (5, -1))(flat)
+
+
+def _log_softmax(x):
+    x = x - x.max(1, keepdims=True)
+    return x - np.log(np.exp(x).sum(1, keepdims=True))
+
+
+def test_cross_entropy_label_smoothing_mixes_in_the_uniform_distribution():
+    logits = np.array([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2], [0.0, 0.4, 0.1]])
+    target = np.array([2, 0, 1])
+    eps = 0.1
+    logp = _log_softmax(logits)
+    smoothed = np.full_like(logp, eps / 3) + (1 - eps) * np.eye(3)[target]
+    expected = -(smoothed * logp).sum(1).mean()
+    loss = nn.CrossEntropyLoss(label_smoothing=eps)(torch.tensor(logits), torch.tensor(target))
+    np.testing.assert_allclose(loss.item(), expected, rtol=1e-12)
+    probs = torch.tensor(smoothed)
+    np.testing.assert_allclose(F.cross_entropy(torch.tensor(logits), probs).item(), expected, rtol=1e-12)
+    x = torch.tensor(logits, requires_grad=True)
+    w = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda t: F.cross_entropy(t, torch.tensor(target), weight=w, label_smoothing=0.2),
+                                    (x,))
+    assert torch.autograd.gradcheck(lambda t: F.cross_entropy(t, probs, label_smoothing=0.3), (x,))
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+        F.cross_entropy(x, torch.tensor(target), label_smoothing=1.5)
+
+
+def test_kl_div_and_cosine_similarity_values_and_gradients():
+    logits, other = np.array([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2]]), np.array([[0.1, 0.4, -0.3], [0.0, 2.0, 1.0]])
+    p = np.exp(_log_softmax(other))
+    expected = (p * (np.log(p) - _log_softmax(logits))).sum() / 2
+    x = torch.tensor(_log_softmax(logits), requires_grad=True)
+    np.testing.assert_allclose(nn.KLDivLoss(reduction="batchmean")(x, torch.tensor(p)).item(), expected, rtol=1e-12)
+    np.testing.assert_allclose(F.kl_div(x, torch.tensor(np.log(p)), reduction="batchmean", log_target=True).item(),
+                               expected, rtol=1e-12)
+    with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
+        F.kl_div(x, torch.tensor(p))
+    assert torch.autograd.gradcheck(lambda t: F.kl_div(t, torch.tensor(p), reduction="sum"), (x,))
+    a, b = torch.tensor(logits, requires_grad=True), torch.tensor(other, requires_grad=True)
+    cos = (logits * other).sum(1) / np.linalg.norm(logits, axis=1) / np.linalg.norm(other, axis=1)
+    np.testing.assert_allclose(F.cosine_similarity(a, b).detach().numpy(), cos, rtol=1e-12)
+    assert torch.autograd.gradcheck(F.cosine_similarity, (a, b))
+
+
+def test_full_backward_hook_on_a_module_whose_inputs_need_no_grad_warns_and_sees_grad_output():
+    layer = nn.Linear(2, 1)
+    seen = []
+    layer.register_full_backward_hook(lambda m, gin, gout: seen.append((gin, gout[0].shape)))
+    out = layer(torch.ones(3, 2))
+    with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are computed with respect to "
+                                         "module outputs since no inputs require gradients"):
+        out.sum().backward()
+    assert seen == [((None,), (3, 1))]
+
+
+def test_metric_learning_losses_values_and_gradients():
+    rng = np.random.default_rng(0)
+    a, p, n = (torch.tensor(rng.normal(size=(4, 3)), requires_grad=True) for _ in range(3))
+    dist = lambda x, y: np.linalg.norm(x - y + 1e-6, axis=-1)  # noqa: E731
+    an, pn, nn_ = (t.detach().numpy() for t in (a, p, n))
+    expected = np.maximum(dist(an, pn) - dist(an, nn_) + 1.0, 0).mean()
+    np.testing.assert_allclose(nn.TripletMarginLoss()(a, p, n).item(), expected, rtol=1e-12)
+    assert F.pairwise_distance(a, p).grad_fn.name() == "NormBackward1"
+    target = torch.tensor([1.0, -1.0, 1.0, -1.0], dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda x, y, z: F.triplet_margin_loss(x, y, z, margin=2.0, swap=True), (a, p, n))
+    assert torch.autograd.gradcheck(lambda x, y: F.cosine_embedding_loss(x, y, target, margin=-0.5), (a, p))
+    assert torch.autograd.gradcheck(lambda x, y: F.margin_ranking_loss(x[:, 0], y[:, 0], target, 0.5), (a, p))
+    assert torch.autograd.gradcheck(lambda x: F.hinge_embedding_loss(x[:, 0], target, margin=1.5), (a,))
+    with pytest.raises(ValueError, match="expected margin to be greater than 0"):
+        nn.TripletMarginWithDistanceLoss(margin=0.0)
+
+
+def test_group_instance_and_rms_norm_values_and_gradients():
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.normal(size=(2, 6, 3, 2)), requires_grad=True)
+    w = torch.tensor(rng.normal(size=6), requires_grad=True)
+    b = torch.tensor(rng.normal(size=6), requires_grad=True)
+    g = x.detach().numpy().reshape(2, 3, 2, 3, 2)
+    expected = ((g - g.mean((2, 3, 4), keepdims=True)) / np.sqrt(g.var((2, 3, 4), keepdims=True) + 1e-5)).reshape(
+        2, 6, 3, 2) * w.detach().numpy()[:, None, None] + b.detach().numpy()[:, None, None]
+    np.testing.assert_allclose(F.group_norm(x, 3, w, b).detach().numpy(), expected, rtol=1e-10)
+    assert F.group_norm(x, 3, w, b).grad_fn.name() == "NativeGroupNormBackward0"
+    assert torch.autograd.gradcheck(lambda t, ww, bb: F.group_norm(t, 3, ww, bb), (x, w, b))
+    small = torch.tensor(rng.normal(size=(1, 4, 2)), requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda t, ww: F.group_norm(t, 2, ww), (small, w[:4].detach().requires_grad_()))
+    np.testing.assert_allclose(nn.InstanceNorm2d(6)(x).detach().numpy(), F.group_norm(x, 6).detach().numpy())
+    r = x.detach().numpy()
+    np.testing.assert_allclose(nn.RMSNorm(2, eps=1e-6)(x).detach().numpy(),
+                               r / np.sqrt((r ** 2).mean(-1, keepdims=True) + 1e-6), rtol=1e-12)
+    assert torch.autograd.gradcheck(lambda t: F.rms_norm(t, (3, 2), eps=1e-6), (x,))
+    with pytest.raises(RuntimeError, match="divisible by num_groups"):
+        F.group_norm(x, 4)

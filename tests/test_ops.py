@@ -509,3 +509,61 @@ def test_mv_multiplies_a_matrix_by_a_vector():
     a = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
     out = a.mv(torch.tensor([1., 0., -1.]))
     assert out.tolist() == [-2., -2.] and out.grad_fn.name() == "MvBackward0"
+
+
+def test_xlogy_is_zero_where_x_is_zero_and_its_gradients_check_in_float64():
+    x = torch.tensor([0.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    y = torch.tensor([0.0, 3.0, 0.25], dtype=torch.float64, requires_grad=True)
+    out = torch.xlogy(x, y)
+    np.testing.assert_allclose(out.detach().numpy(), [0.0, 0.5 * np.log(3.0), 2.0 * np.log(0.25)])
+    assert out.grad_fn.name() == "XlogyBackward0"
+    v = torch.tensor([0.0, 2.0], requires_grad=True)
+    torch.xlogy(v, torch.tensor([1.0, 2.0])).sum().backward()
+    assert not torch.isnan(v.grad).any()
+    a = torch.tensor([[0.3, 0.0], [1.2, 0.7]], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([0.9, 1.7], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(torch.xlogy, (a, b))
+    assert torch.autograd.gradgradcheck(torch.xlogy, (a, b))
+
+
+def test_repeat_interleave_matches_numpy_and_its_gradient_sums_the_copies():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64, requires_grad=True)
+    np.testing.assert_array_equal(x.repeat_interleave(2, dim=1).detach().numpy(), np.repeat(x.detach().numpy(), 2, 1))
+    np.testing.assert_array_equal(x.repeat_interleave(3).detach().numpy(), np.repeat(x.detach().numpy(), 3))
+    counts = torch.tensor([1, 2])
+    np.testing.assert_array_equal(x.repeat_interleave(counts, dim=0).detach().numpy(),
+                                  np.repeat(x.detach().numpy(), [1, 2], 0))
+    np.testing.assert_array_equal(torch.repeat_interleave(counts).numpy(), [0, 1, 1])
+    assert torch.autograd.gradcheck(lambda t: t.repeat_interleave(2, dim=0), (x,))
+    assert torch.autograd.gradcheck(lambda t: t.repeat_interleave(counts, dim=0), (x,))
+
+
+def test_unary_inplace_ops_record_the_out_of_place_node_and_refuse_integer_tensors():
+    x = torch.tensor([0.5, 1.5], requires_grad=True)
+    y = x.clone()
+    y.sin_()
+    assert y.grad_fn.name() == "SinBackward0"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([0.5, 1.5]), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.arange(3).exp_()
+
+
+def test_erfinv_inverts_erf_and_both_gradients_check_in_float64():
+    y = torch.tensor([-0.99, -0.5, 0.0, 0.2, 0.8, 0.95], dtype=torch.float64, requires_grad=True)
+    np.testing.assert_allclose(torch.erf(torch.erfinv(y)).detach().numpy(), y.detach().numpy(), rtol=1e-12)
+    assert torch.erfinv(torch.tensor([-1.0, 1.0, 1.5])).tolist()[:2] == [-float("inf"), float("inf")]
+    assert np.isnan(torch.erfinv(torch.tensor([1.5])).item())
+    assert torch.autograd.gradcheck(torch.erfinv, (y,))
+    assert torch.autograd.gradcheck(torch.erf, (y,))
+
+
+def test_diagonal_is_a_view_and_its_gradient_checks_twice():
+    x = torch.arange(12.0, dtype=torch.float64).reshape(3, 4).requires_grad_()
+    np.testing.assert_array_equal(x.diagonal(1).detach().numpy(), np.diagonal(x.detach().numpy(), 1))
+    np.testing.assert_array_equal(torch.diagonal(x, -1).detach().numpy(), np.diagonal(x.detach().numpy(), -1))
+    y = torch.zeros(3, 3)
+    y.diagonal().fill_(2.0)
+    assert y.tolist() == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]]
+    assert torch.autograd.gradcheck(lambda t: t.diagonal(1), (x,))
+    assert torch.autograd.gradgradcheck(lambda t: torch.diagonal(t.reshape(2, 3, 2), 0, 0, 2), (x,))

@@ -303,5 +303,26 @@ def test_dir_of_optim_lists_what_torch_optim_lists():
     assert {"Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "lr_scheduler"} <= names
     assert not names & {"_missing", "__getattr__", "__dir__", "adam", "sgd", "optimizer"}
     assert "_missing" not in dir(torch) and "__getattr__" not in dir(torch.nn)
-    with pytest.raises(AttributeError, match="chibigrad does not implement torch.optim.LBFGS"):
-        torch.optim.LBFGS
+    with pytest.raises(AttributeError, match="chibigrad does not implement torch.optim.SparseAdam"):
+        torch.optim.SparseAdam
+
+
+def test_lbfgs_minimises_a_quadratic_with_a_closure_and_refuses_a_line_search():
+    a = torch.tensor([[3.0, 0.5, 0.0], [0.5, 2.0, 0.3], [0.0, 0.3, 1.0]], dtype=torch.float64)
+    b = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)
+    x = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([x], max_iter=50)
+    calls = []
+
+    def closure():
+        opt.zero_grad()
+        loss = 0.5 * x @ a @ x - b @ x
+        loss.backward()
+        calls.append(loss.item())
+        return loss
+
+    first = opt.step(closure)
+    assert first.item() == 0.0 and len(calls) > 3
+    np.testing.assert_allclose(x.detach().numpy(), np.linalg.solve(a.numpy(), b.numpy()), rtol=1e-4)
+    with pytest.raises(NotImplementedError, match="strong_wolfe"):
+        torch.optim.LBFGS([x], line_search_fn="strong_wolfe")

@@ -60,6 +60,8 @@ def _count_dependencies(roots):
 
 
 _ordering = [topological_order]
+_tasks = []  # [id, order, needed, accumulate] of each backward call in progress, innermost last
+_task_ids = itertools.count()
 
 
 @contextlib.contextmanager
@@ -87,18 +89,42 @@ def execute(roots, retain_graph=False, create_graph=False, targets=None, accumul
     needed = _needed(order, targets) if targets is not None else None
     capture = set(targets or ()) if not accumulate else set()
     evaluate = profiler.timed_node(evaluate_function) if profiler._active else evaluate_function
-    with grad_mode.set_grad_enabled(create_graph):  # backward is recorded only for create_graph
-        for node in order:
-            grads = buffers.pop(node, None)
-            if grads is None or (needed is not None and node not in needed):
-                continue
-            outs = evaluate(node, grads, capture, captured)
-            if not retain_graph:
-                node.release_saved()
-            for nxt, nr, g in zip(node._next_nodes, node._next_nrs, outs):
-                if nxt is not None and g is not None:
-                    _add_to_buffer(buffers, nxt, nr, g)
+    _tasks.append([next(_task_ids), order, needed, accumulate])
+    try:
+        with grad_mode.set_grad_enabled(create_graph):  # backward is recorded only for create_graph
+            for node in order:
+                grads = buffers.pop(node, None)
+                if grads is None or (needed is not None and node not in needed):
+                    continue
+                outs = evaluate(node, grads, capture, captured)
+                if not retain_graph:
+                    node.release_saved()
+                for nxt, nr, g in zip(node._next_nodes, node._next_nrs, outs):
+                    if nxt is not None and g is not None:
+                        _add_to_buffer(buffers, nxt, nr, g)
+    finally:
+        _tasks.pop()
     return captured
+
+
+def current_graph_task_id():
+    """Which backward call is running (-1 outside one): hooks that gather several gradients of one
+    backward call (``autograd.graph.register_multi_grad_hook``) tell the calls apart by it."""
+    return _tasks[-1][0] if _tasks else -1
+
+
+def will_engine_execute_node(node):
+    """Whether the backward call now running will run ``node`` (it may stop short of it when given
+    ``inputs``). The set of nodes is made only when asked."""
+    if not _tasks:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the backward pass")
+    task = _tasks[-1]
+    if isinstance(node, AccumulateGrad) and not task[3]:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                           "autograd.grad(). This is currently not supported.")
+    if task[2] is None:
+        task[2] = set(task[1])
+    return node in task[2]
 
 
 def evaluate_function(node, grads, capture, captured):

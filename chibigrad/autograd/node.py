@@ -28,6 +28,11 @@ FREED_MESSAGE = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
 
+REGISTER_FREED_MESSAGE = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph are "
+    "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+    "the graph a second time or if you need to access saved variables after calling backward.")
+
 
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` takes the hook out again."""
@@ -57,7 +62,7 @@ class SavedTensor:
     """
 
     __slots__ = ("_data", "_tensor", "_version", "_saved_version", "_output_nr", "_requires_grad", "_freed_meta",
-                 "_untrack", "__weakref__")
+                 "_untrack", "_packed", "_unpack_hook", "_edge", "__weakref__")
 
     def __repr__(self):
         """``grad_fn._raw_saved_self`` prints as in PyTorch, whose saved tensors are C++ objects."""
@@ -114,6 +119,33 @@ class SavedTensor:
             out._grad_fn, out._output_nr = node, self._output_nr
         return out
 
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Hooks for this one saved tensor (``saved_tensors_hooks`` sets them for every tensor saved in a
+        block): ``pack_hook`` gets the saved data now, as a tensor outside the graph, and the node keeps
+        only what it returns; backward gets the tensor back from ``unpack_hook``."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable, "
+                            "arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                            f"{self!r}, {pack_hook!r}, {unpack_hook!r}")
+        if self._data is None:
+            raise RuntimeError(REGISTER_FREED_MESSAGE)
+        data = _tensor.wrap(self._data)
+        data._vc = self._version  # shares the data: an in-place change shows through
+        self._pack(data, pack_hook, unpack_hook)
+        self.__class__ = PackedSavedTensor  # (same slots) from now on it is unpacked through the hook
+
+    def _pack(self, tensor, pack_hook, unpack_hook):
+        """Keep what ``pack_hook`` makes of ``tensor``, and only the edge its gradient takes."""
+        with grad_mode.no_grad():
+            self._packed = pack_hook(tensor)
+        self._unpack_hook = unpack_hook
+        if self._untrack is not None:
+            self._untrack()
+        self._edge = None if self._tensor is None else self._tensor._gradient_edge()
+        self._freed_meta = (self._data.shape, self._data.dtype, self._data.nbytes)
+        self._data = self._tensor = None
+
     def _modified_message(self, node):
         """PyTorch's text: names the tensor's current grad_fn without its ``Backward<N>`` suffix."""
         data = self._data
@@ -140,18 +172,17 @@ class PackedSavedTensor(SavedTensor):
     the graph, unpack needs the edge its gradient takes, not the tensor. As in PyTorch, there is
     no version check: the hooks own the saved value."""
 
-    __slots__ = ("_packed", "_unpack_hook", "_edge")
+    __slots__ = ()
 
     def __init__(self, tensor, is_output):
         super().__init__(tensor, is_output)
-        pack_hook, self._unpack_hook = _saved_tensors_hooks[-1]
-        with grad_mode.no_grad():
-            self._packed = pack_hook(tensor)
-        if self._untrack is not None:
-            self._untrack()
-        self._edge = None if is_output else tensor._gradient_edge()
-        self._freed_meta = (self._data.shape, self._data.dtype, self._data.nbytes)
-        self._data = self._tensor = None
+        self._pack(tensor, *_saved_tensors_hooks[-1])
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if self._unpack_hook is None:
+            raise RuntimeError(REGISTER_FREED_MESSAGE)
+        raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+                           "one pair of hooks is allowed at a time.")
 
     @property
     def is_released(self):

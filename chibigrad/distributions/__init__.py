@@ -1,4 +1,4 @@
-"""torch.distributions: Normal, Bernoulli, Categorical and Uniform with PyTorch's sample, rsample,
+"""torch.distributions: Normal, Bernoulli, Categorical and Uniform (and MixtureSameFamily of them) with PyTorch's sample, rsample,
 log_prob, entropy and argument checks, and kl_divergence between two of a kind. Samples use
 chibigrad's generator (other numbers than PyTorch's); log_prob and entropy are PyTorch's formulas."""
 from . import constraints
@@ -6,6 +6,7 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
 from .kl import kl_divergence
+from .mixture_same_family import MixtureSameFamily
 from .normal import Normal
 from .uniform import Uniform
 

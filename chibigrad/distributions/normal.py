@@ -2,6 +2,7 @@
 import math
 
 from ..creation import randn
+from ..ops.pointwise import erf, erfinv
 from . import constraints
 from ._util import broadcast_all
 from .distribution import Distribution
@@ -37,6 +38,14 @@ class Normal(Distribution):
             self._validate_sample(value)
         var = self.scale ** 2
         return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value):
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -14,59 +14,11 @@ import numpy as np
 from .. import _device
 from ..autograd.function import Function
 from ..ops._util import arrays
-from ..ops.pointwise import where
+from ..ops.pointwise import Erf, erf_array as erf, where  # noqa: F401 - Erf: the batching rules' list
 from ..ops.shape import IndexGrad
 from ..tensor import wrap
 
-# ---- erf, GELU, SiLU ----------------------------------------------------------
-_math_erf = np.frompyfunc(math.erf, 1, 1)
-# Abramowitz & Stegun 7.1.26: erf(x) = 1 - t * P(t) * exp(-x^2), t = 1 / (1 + p x), for x >= 0
-_AS_P = 0.3275911
-_AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
-
-
-def erf(x):
-    """The error function of a float array.
-
-    CuPy has its own (``cupyx.scipy.special.erf``); numpy has none, and chibigrad does not
-    depend on scipy. On the CPU, float64 (what gradcheck uses) gets ``math.erf`` element by
-    element: exact, but about 160 ns an element. Other floats get Abramowitz & Stegun 7.1.26,
-    a vectorised formula whose error (< 1.5e-7, evaluated in float64) is about float32's own
-    rounding error: fast where speed matters, exact where precision does.
-    """
-    library_erf = _device.library_erf(x)
-    if library_erf is not None:
-        return library_erf(x)
-    if x.dtype == np.float64:
-        return _math_erf(x).astype(np.float64)
-    ax = np.abs(x).astype(np.float64)
-    t = 1 / (1 + _AS_P * ax)
-    poly = np.zeros_like(t)
-    for c in _AS_COEFFS:
-        poly = poly * t + c
-    return np.copysign(1 - t * poly * np.exp(-ax * ax), x).astype(x.dtype)
-
-
-class Erf(Function):
-    """d erf(x)/dx = 2/sqrt(pi) exp(-x^2); GELU's backward is built on it."""
-    node_name = "ErfBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return wrap(erf(a._array))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * (-a * a).exp() * (2 / math.sqrt(math.pi))
-
-    @staticmethod
-    def jvp(ctx, ta):
-        a = ctx.primals[0]
-        return ta * (-a * a).exp() * (2 / math.sqrt(math.pi))
-
-
+# ---- GELU, SiLU (erf is an op: chibigrad/ops/pointwise.py) ------------------------------
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 
 
@@ -669,3 +621,44 @@ class BinaryCrossEntropyWithLogits(Function):
 def _log_sigmoid(z):
     """log(sigmoid(z)) with Tensor ops (for the rarely needed gradient with respect to the target)."""
     return z.clamp(max=0) - ((-z.abs()).exp() + 1).log()
+
+
+class NativeGroupNorm(Function):
+    """Normalise each sample's channels in ``group`` groups; weight and bias are per channel. The
+    statistics are layer norm's on the input seen as (N, group, C / group, rest), so is the gradient."""
+    node_name = "NativeGroupNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, group, eps):
+        a = x._array
+        n, c = a.shape[:2]
+        ctx.grouped = (n, group, c // group, -1)
+        ctx.dims, ctx.param_sum_dims, ctx.param_shape, ctx.eps = (2, 3), (0, 3), (group, c // group, 1), eps
+        ctx.save_for_backward(x, weight)
+        g = a.reshape(ctx.grouped)
+        mean, var = g.mean(ctx.dims, keepdims=True), g.var(ctx.dims, keepdims=True)
+        return wrap(normalize_array(g, mean, var, eps, weight, bias, ctx.param_shape).reshape(a.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        dx, dw, db = normalize_backward(ctx, grad.reshape(ctx.grouped), x.reshape(ctx.grouped), weight)
+        c = x.shape[1]
+        return (None if dx is None else dx.reshape(x.shape), None if dw is None else dw.reshape(c),
+                None if db is None else db.reshape(c), None, None)
+
+    @staticmethod
+    def jvp(ctx, x_t, weight_t, bias_t, *_):
+        """Layer norm's forward rule on the grouped view, then the per-channel affine part."""
+        x, weight, bias = ctx.primals[:3]
+        xg, tg, dims = x.reshape(ctx.grouped), x_t.reshape(ctx.grouped), ctx.dims
+        centered = xg - xg.mean(dims, keepdim=True)
+        rstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+        xhat = centered * rstd
+        xhat_t = (rstd * (tg - tg.mean(dims, keepdim=True) - xhat * (xhat * tg).mean(dims, keepdim=True)))
+        xhat, xhat_t = xhat.reshape(x.shape), xhat_t.reshape(x.shape)
+        channel = (x.shape[1],) + (1,) * (x.ndim - 2)
+        out_t = xhat_t if weight is None else xhat_t * weight.reshape(channel)
+        if weight_t is not None:
+            out_t = out_t + xhat * weight_t.reshape(channel)
+        return out_t if bias_t is None else out_t + bias_t.reshape(channel)

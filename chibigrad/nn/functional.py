@@ -7,10 +7,13 @@ import warnings
 
 import numpy as np
 
-from .. import _device, ops
+from .. import _device, linalg, ops
+from ..autograd.grad_mode import no_grad
 from ..ops import conv
+from ..ops.pointwise import DivScalar
+from ..ops.reduction import NormScalarDim
 from ..ops._util import check_broadcast, check_device
-from ..creation import _generator
+from ..creation import _generator, zeros_like
 from ..tensor import Tensor, wrap
 from . import _functions as fn
 
@@ -63,6 +66,114 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         raise NotImplementedError("chibigrad's F.normalize has no out=")
     denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim``. As in aten, each is divided by
+    its norm first (at least ``eps``, clamped outside the graph), which keeps the result in [-1, 1]."""
+    if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{x1.dtype.scalar_name}")
+    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = (x if x.shape == shape else x.expand(shape) for x in (x1, x2))
+    x1_norm = linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clone()
+    x2_norm = linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clone()
+    with no_grad():
+        x1_norm.clamp_(min=eps)
+        x2_norm.clamp_(min=eps)
+    return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
+
+
+def _reduce(loss, reduction):
+    """aten's apply_loss_reduction."""
+    _check_reduction(reduction)
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of ``x1 - x2 + eps`` over the last dimension (eps keeps the gradient finite where
+    the two are equal)."""
+    return NormScalarDim.apply(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)``: the anchor nearer its positive than its negative by ``margin``."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + dist_pos - dist_neg).clamp(min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """The triplet loss with any distance (``pairwise_distance`` when None)."""
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, distance(positive, negative))
+    return _reduce((margin + dist_pos - dist_neg).clamp(min=0), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos`` for pairs labelled 1, ``max(cos - margin, 0)`` for pairs labelled -1 (aten's formula)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    dim = target.ndim
+    prod_sum = (input1 * input2).sum(dim)
+    denom = (((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)).sqrt()
+    cos = prod_sum / denom
+    zeros = zeros_like(cos)
+    loss = ops.where(target == 1, 1 - cos, zeros) + ops.where(target == -1, (cos - margin).clamp(min=0), zeros)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """``max(-target * (input1 - input2) + margin, 0)``: input1 ranked above input2 where target is 1."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``input`` where target is 1, ``max(margin - input, 0)`` where it is -1."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    zeros = zeros_like(input)
+    loss = ops.where(target != 1, (margin - input).clamp(min=0), zeros) + ops.where(target != -1, input, zeros)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || exp(input)) term by term, ``target * (log target - input)``; ``input`` holds
+    log-probabilities (and ``target`` too with ``log_target``). ``'batchmean'`` divides the sum by the
+    batch size, the KL divergence's definition; ``'mean'`` (the default) divides by every element."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = ops.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        loss = loss.sum()
+        return loss / input.size(0) if input.ndim != 0 else loss
+    _check_reduction(reduction)
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -136,6 +247,34 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                            f"{list(input.shape)}")
     check_device("_native_layer_norm", ("input", input), ("weight", weight), ("bias", bias))
     return fn.NativeLayerNorm.apply(input, weight, bias, k, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample over groups of channels (and all positions): batch-size independent."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    if input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    return fn.NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise each sample's channels on their own: group_norm with a group per channel. (PyTorch
+    records batch_norm's nodes; running statistics are not implemented here.)"""
+    if running_mean is not None or running_var is not None or not use_input_stats:
+        raise NotImplementedError("chibigrad's instance_norm has no running statistics (track_running_stats)")
+    return group_norm(input, input.shape[1], weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x**2) + eps) * weight`` over the last dims, as aten composes it."""
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    eps = np.finfo(input._array.dtype).eps.item() if eps is None else eps
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -234,15 +373,71 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return loss.apply(input, target._array.astype(np.int64, copy=False), w, reduction, ignore_index)
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
     """``nll_loss(log_softmax(input, 1), target)``: two nodes, NllLossBackward0 then LogSoftmaxBackward0.
 
-    Only class-index targets are implemented (not class probabilities or label smoothing).
+    ``label_smoothing`` mixes the target with the uniform distribution over classes; a float ``target``
+    of ``input``'s shape holds class probabilities. Both are written as PyTorch writes them (aten's
+    LossNLL.cpp), in ops that record their own nodes.
     """
-    if target.dtype.is_floating_point and target.shape == input.shape:  # (PyTorch reads these as class probabilities)
-        raise NotImplementedError("chibigrad's cross_entropy takes class indices; probability targets are not "
-                                  "implemented")
-    return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, ignore_index, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 1 if input.ndim > 1 else 0
+    if target.shape == input.shape:  # (PyTorch reads these as class probabilities)
+        return _cross_entropy_prob_target(input, target, weight, ignore_index, reduction, label_smoothing, class_dim)
+    log_probs = log_softmax(input, class_dim)
+    nll = nll_loss(log_probs, target, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    return (1 - label_smoothing) * nll + _smooth_loss(log_probs, target, weight, ignore_index, reduction,
+                                                      class_dim) * (label_smoothing / input.shape[class_dim])
+
+
+def _class_weight(weight, ndim, class_dim):
+    """``weight`` shaped to broadcast along the class dimension."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim):
+    """The loss against the uniform distribution, reduced as nll_loss reduces (normalised by the
+    weights of the targets not ignored)."""
+    if weight is not None:
+        log_probs = log_probs * _class_weight(weight, log_probs.ndim, class_dim)
+    ignored = target == ignore_index
+    loss = (-log_probs.sum(class_dim)).masked_fill(ignored, 0.0)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    kept = target[~ignored]
+    return loss.sum() / (weight[kept].sum() if weight is not None else (~ignored).sum())
+
+
+def _cross_entropy_prob_target(input, target, weight, ignore_index, reduction, label_smoothing, class_dim):
+    """The cross-entropy against class probabilities: ``-(target * log_softmax(input)).sum(class_dim)``."""
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{target.dtype.scalar_name}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    _check_reduction(reduction)
+    n_classes = input.shape[class_dim]
+    log_probs = log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+    terms = log_probs * target
+    if weight is not None:
+        terms = terms * _class_weight(weight, input.ndim, class_dim)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    return DivScalar.apply(-terms.sum(), input.numel() // n_classes)
 
 
 def legacy_reduction(size_average, reduce):

@@ -541,3 +541,97 @@ def _first_bad_minor(matrix):
 def cholesky(a, *, upper=False):
     _check_square("linalg.cholesky", a)
     return Cholesky.apply(a, upper)
+
+
+class SolveTriangular(Function):
+    """X with A X = B, A triangular (only its ``upper`` or lower triangle is read). Gradients, as in
+    PyTorch: grad_B = A^-T grad (a triangular solve again), grad_A = -grad_B X^T in A's triangle."""
+    node_name = "LinalgSolveTriangularBackward0"
+    saved_names = ("self", "result")
+    saved_values = ("upper",)
+
+    @staticmethod
+    def forward(ctx, a, b, upper, unitriangular):
+        ctx.upper, ctx.unitriangular = upper, unitriangular
+        tri = _triangle(a._array, upper, unitriangular)
+        out = wrap(np.linalg.solve(tri, b._array))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        grad_b = SolveTriangular.apply(a.mT, grad, not ctx.upper, ctx.unitriangular)
+        grad_a = None
+        if ctx.needs_input_grad[0]:
+            grad_a = -(grad_b @ x.mT)
+            grad_a = grad_a.triu(int(ctx.unitriangular)) if ctx.upper else grad_a.tril(-int(ctx.unitriangular))
+        return grad_a, grad_b, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, x = ctx.primals[0], ctx.result
+        ta = ta.triu(int(ctx.unitriangular)) if ctx.upper else ta.tril(-int(ctx.unitriangular))
+        return SolveTriangular.apply(a, tb - ta @ x, ctx.upper, ctx.unitriangular)  # dX = A^-1 (dB - dA X)
+
+
+def _triangle(a, upper, unitriangular):
+    """The triangle of ``a`` a triangular solve reads (ones on the diagonal if ``unitriangular``)."""
+    tri = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        tri = tri - np.triu(np.tril(tri)) + np.eye(a.shape[-1], dtype=a.dtype)
+    return tri
+
+
+def solve_triangular(a, b, *, upper, left=True, unitriangular=False):
+    """``torch.linalg.solve_triangular``: A X = B (or X A = B with ``left=False``)."""
+    _check_square("linalg.solve_triangular", a)
+    if not left:
+        return solve_triangular(a.mT, b.mT, upper=not upper, unitriangular=unitriangular).mT
+    if b.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    return SolveTriangular.apply(a, b, upper, unitriangular)
+
+
+class CholeskySolve(Function):
+    """X with (L L^T) X = B, given the Cholesky factor L (``upper``: U with U^T U). Backward is
+    PyTorch's cholesky_solve_backward: grad_B = cholesky_solve(grad, L), and from the symmetric
+    C = grad_B X^T + X grad_B^T, grad_L = -C L (upper: -U C)."""
+    node_name = "CholeskySolveBackward0"
+    saved_names = ("input2", "result")
+    saved_values = ("upper",)
+
+    @staticmethod
+    def forward(ctx, b, low, upper):
+        ctx.upper = upper
+        factor = low._array
+        full = np.swapaxes(factor, -1, -2) @ factor if upper else factor @ np.swapaxes(factor, -1, -2)
+        out = wrap(np.linalg.solve(full, b._array))
+        ctx.save_for_backward(low, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        low, x = ctx.saved_tensors
+        grad_b = CholeskySolve.apply(grad, low, ctx.upper)
+        common = grad_b @ x.mT
+        common = common + common.mT
+        grad_low = -(low @ common) if ctx.upper else -(common @ low)
+        return grad_b, grad_low, None
+
+    @staticmethod
+    def jvp(ctx, tb, tl, _):
+        """dX = A^-1 (dB - dA X), with dA = dL L^T + L dL^T (upper: dU^T U + U^T dU)."""
+        low, x = ctx.primals[1], ctx.result
+        d_a = tl.mT @ low + low.mT @ tl if ctx.upper else tl @ low.mT + low @ tl.mT
+        return CholeskySolve.apply(tb - d_a @ x, low, ctx.upper)
+
+
+@register("cholesky_solve")
+def cholesky_solve(b, low, upper=False):
+    """Solve A X = B where A = L L^T and ``low`` is L, as Gaussian-process code does after a Cholesky."""
+    if b.ndim < 2 or low.ndim < 2:
+        raise RuntimeError("b should have at least 2 dimensions, but has " f"{b.ndim} dimensions instead"
+                           if b.ndim < 2 else
+                           f"u should have at least 2 dimensions, but has {low.ndim} dimensions instead")
+    return CholeskySolve.apply(b, low, upper)

@@ -9,6 +9,7 @@ Broadcasting needs no code here: the engine sums each returned gradient back
 to its input's shape (see ``engine._fit``), as PyTorch's engine does.
 """
 import functools
+import math
 
 import numpy as np
 
@@ -266,6 +267,25 @@ class MulScalar(Function):
         return ta * ctx.number
 
 
+class DivScalar(Function):
+    """``tensor / number`` in a formula written in C++ (as cross_entropy's mean over probability
+    targets): PyTorch's div.Scalar, node DivBackward1 (a user's ``x / 3`` records DivBackward0)."""
+    node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        ctx.number = number
+        return wrap(a._array / a._array.dtype.type(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.number, None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ta / ctx.number
+
+
 def _integer_power(x, y):
     """PyTorch's integer power: a negative exponent gives 0, except for bases 1 and -1
     (numpy refuses negative integer exponents)."""
@@ -383,6 +403,177 @@ class Log(Function):
 def log(a):
     """Element-wise log (records LogBackward0)."""
     return Log.apply(a)
+
+
+_math_erf = np.frompyfunc(math.erf, 1, 1)
+# Abramowitz & Stegun 7.1.26: erf(x) = 1 - t * P(t) * exp(-x^2), t = 1 / (1 + p x), for x >= 0
+_AS_P = 0.3275911
+_AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+
+
+def erf_array(x):
+    """The error function of a float array.
+
+    CuPy has its own (``cupyx.scipy.special.erf``); numpy has none, and chibigrad does not
+    depend on scipy. On the CPU, float64 (what gradcheck uses) gets ``math.erf`` element by
+    element: exact, but about 160 ns an element. Other floats get Abramowitz & Stegun 7.1.26,
+    a vectorised formula whose error (< 1.5e-7, evaluated in float64) is about float32's own
+    rounding error: fast where speed matters, exact where precision does.
+    """
+    library_erf = _device.library_erf(x)
+    if library_erf is not None:
+        return library_erf(x)
+    if x.dtype == np.float64:
+        return _math_erf(x).astype(np.float64)
+    ax = np.abs(x).astype(np.float64)
+    t = 1 / (1 + _AS_P * ax)
+    poly = np.zeros_like(t)
+    for c in _AS_COEFFS:
+        poly = poly * t + c
+    return np.copysign(1 - t * poly * np.exp(-ax * ax), x).astype(x.dtype)
+
+
+class Erf(Function):
+    """d erf(x)/dx = 2/sqrt(pi) exp(-x^2); GELU's backward and Normal.cdf are built on it."""
+    node_name = "ErfBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(erf_array(a._array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * (-a * a).exp() * (2 / math.sqrt(math.pi))
+
+    @staticmethod
+    def jvp(ctx, ta):
+        a = ctx.primals[0]
+        return ta * (-a * a).exp() * (2 / math.sqrt(math.pi))
+
+
+@register("erf")
+def erf(a):
+    """The error function (records ErfBackward0); float32 is within 2 units in the last place."""
+    return Erf.apply(a)
+
+
+def _erfinv_array(y):
+    """erf's inverse, in float64: Winitzki's closed-form guess (error about 2e-3), then Newton steps
+    on the exact ``math.erf``, each of which squares the error. Beyond [-1, 1] it is NaN."""
+    y64 = y.astype(np.float64)
+    erf = _device.library_erf(y64) or (lambda v: _math_erf(v).astype(np.float64))  # CuPy's own on a GPU
+    inside = np.minimum(np.maximum(y64, -1 + 1e-16), 1 - 1e-16)
+    a = 0.147
+    log = np.log1p(-inside * inside)
+    term = 2 / (math.pi * a) + log / 2
+    x = np.copysign(np.sqrt(np.sqrt(term * term - log / a) - term), inside)
+    for _ in range(4):
+        x = x - (erf(x) - inside) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+    x = np.where(np.abs(y64) == 1, np.copysign(np.inf, y64), x)
+    return np.where(np.abs(y64) > 1, np.nan, x).astype(y.dtype)
+
+
+class Erfinv(Function):
+    """d erfinv(y)/dy = sqrt(pi)/2 exp(erfinv(y)^2); Normal.icdf is built on it."""
+    node_name = "ErfinvBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(_erfinv_array(float_array(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * (a.erfinv() ** 2).exp() * (math.sqrt(math.pi) / 2)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * (ctx.primals[0].erfinv() ** 2).exp() * (math.sqrt(math.pi) / 2)
+
+
+@register("erfinv")
+def erfinv(a):
+    """The inverse of erf on (-1, 1) (records ErfinvBackward0)."""
+    return Erfinv.apply(a)
+
+
+class Rsqrt(Function):
+    """1 / sqrt(x), as normalisation layers (RMSNorm) compute it; d/dx = -0.5 * result**3."""
+    node_name = "RsqrtBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        x = float_array(a)
+        out = wrap((1 / np.sqrt(x)).astype(x.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -0.5 * grad * out.pow(3)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return -0.5 * ta * ctx.result.pow(3)
+
+
+@register("rsqrt")
+def rsqrt(a):
+    """Element-wise 1 / sqrt (records RsqrtBackward0)."""
+    return Rsqrt.apply(a)
+
+
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (so 0 * log(0) is 0, the limit), NaN where ``y`` is NaN."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x == 0, 0, x * np.log(y))
+    return np.where(np.isnan(y), np.nan, out)
+
+
+class Xlogy(Function):
+    """Entropies and KL terms write ``p * log(p)``; at p = 0 this gives 0 and its gradient has no
+    NaN (``p * torch.log(p)`` gives NaN there)."""
+    node_name = "XlogyBackward0"
+    jvp_takes_none = True
+    saved_names = ("other", "self")  # in PyTorch's order
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(b, a)
+        x, y = arrays(a, b)
+        dtype = result_type(a, b)
+        dtype = dtype if dtype.is_floating_point else get_default_dtype()  # integers give the default float
+        return wrap(_xlogy(x, y).astype(dtype.np_type, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = xlogy(grad, b).masked_fill((a == 0) & (b <= 0), 0.0)
+        if ctx.needs_input_grad[1]:
+            grad_b = grad * a / b
+        return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        out = None if ta is None else xlogy(ta, b).masked_fill((a == 0) & (b <= 0), 0.0)
+        return add_tangents(ctx.result, out, None if tb is None else tb * a / b)
+
+
+@register("xlogy")
+def xlogy(a, other):
+    """``a * log(other)``, with 0 where ``a`` is 0 (records XlogyBackward0)."""
+    if not isinstance(a, Tensor):
+        a = operand(a, other)
+    return Xlogy.apply(a, operand(other, a))
 
 
 class Log2(Function):
@@ -1371,3 +1562,19 @@ def _arrays(a, b):
     x, y = a._array, b._array if isinstance(b, Tensor) else np.asarray(b)
     return (x, y) if type(x) is type(y) else cpu_scalars(x, y)
 
+
+
+def _unary_inplace(op, floating):
+    """``a.sin_()`` and friends: the out-of-place op written back into ``a`` (its node, say
+    SinBackward0, becomes ``a``'s grad_fn). A float result does not fit an integer tensor."""
+    def inplace(a):
+        if floating and not a.dtype.is_floating_point:
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {a.dtype.scalar_name}")
+        return a._recorded_inplace(op)
+    inplace.__name__ = op.__name__ + "_"
+    return inplace
+
+
+for _op, _floating in ((exp, True), (log, True), (sqrt, True), (sin, True), (cos, True), (tanh, True),
+                       (sigmoid, True), (neg, False)):
+    register(_op.__name__ + "_")(_unary_inplace(_op, _floating))

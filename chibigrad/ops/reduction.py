@@ -56,9 +56,12 @@ def sum_to_size(a, *shape):
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     if a.shape == shape:
         return a
+    if not shape:
+        return a.sum()
     lead = a.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and a.shape[lead + i] != 1)
-    return a.sum(dims, keepdim=True).view(shape) if dims else a.view(shape)
+    summed = a.sum(dims, keepdim=True) if dims else a
+    return summed.view(shape) if lead else summed  # as PyTorch's at::sum_to: a view only to drop leading dims
 
 
 class Mean(Function):
@@ -436,6 +439,12 @@ class Norm(Function):
         else:
             slope = a * a.abs() ** (p - 2) / where_nonzero(n) ** (p - 1)  # the gradient backward computes
         return (slope * ta).sum(dim=ctx.dims, keepdim=ctx.keepdim)
+
+
+class NormScalarDim(Norm):
+    """aten's ``norm(p, dim)``, the one C++ formulas call (``pairwise_distance``): the same p-norm,
+    PyTorch's other node name."""
+    node_name = "NormBackward1"
 
 
 def where_nonzero(n):

@@ -530,6 +530,81 @@ def repeat(a, *sizes):
     return Repeat.apply(a, tuple(int(r) for r in repeats))
 
 
+def _diagonal_view(array, offset, dim1, dim2):
+    """The writable view of ``array``'s diagonal ``offset`` in the plane (dim1, dim2), last. (numpy
+    marks its diagonal view read-only by convention only; CuPy's is writable.)"""
+    view = array.diagonal(offset, dim1, dim2)
+    if isinstance(view, np.ndarray) and not view.flags.writeable and array.flags.writeable:
+        view.flags.writeable = True
+    return view
+
+
+class Diagonal(Function):
+    """A view of one diagonal; its gradient is zeros with ``grad`` written along that diagonal."""
+    node_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        ctx.shape, ctx.args = a.shape, (offset, dim1, dim2)
+        return view_of(a, _diagonal_view(a._array, offset, dim1, dim2))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DiagonalGrad.apply(grad, ctx.shape, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
+
+class DiagonalGrad(Function):
+    """Zeros of the input's shape with ``grad`` along the diagonal; its own gradient is the diagonal again."""
+    node_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, shape, offset, dim1, dim2):
+        ctx.args = (offset, dim1, dim2)
+        out = _device.zeros(shape, grad._array.dtype, type(grad._array))
+        _diagonal_view(out, offset, dim1, dim2)[...] = grad._array
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Diagonal.apply(grad, *ctx.args), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ctx._forward_cls.apply(t, *ctx.primals[1:])  # a linear op: J v is the op applied to v
+
+
+@register("diagonal")
+def diagonal(a, offset=0, dim1=0, dim2=1):
+    """``a``'s diagonal ``offset`` (above the main one when positive) in the plane of ``dim1`` and ``dim2``."""
+    dim1, dim2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(a, offset, dim1, dim2)
+
+
+@register("repeat_interleave")
+def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
+    """Each element ``repeats`` times in a row along ``dim`` (the flattened tensor when None), where
+    ``repeat`` tiles the whole tensor. A number of repeats is PyTorch's unsqueeze, expand and copy;
+    a tensor of them selects indices. ``torch.repeat_interleave(counts)`` gives index i counts[i] times."""
+    if repeats is None:
+        return wrap(np.repeat(np.arange(a.numel()), a._array.reshape(-1)))
+    if dim is None:
+        a, dim = a.flatten(), 0
+    dim = wrap_dim(dim, a.ndim)
+    if isinstance(repeats, Tensor):
+        index = wrap(np.repeat(np.arange(a.shape[dim]), np.broadcast_to(repeats._array, (a.shape[dim],))))
+        return a.index_select(dim, index)
+    expanded = list(a.shape)
+    expanded.insert(dim + 1, int(repeats))
+    flat = a.shape[:dim] + (a.shape[dim] * int(repeats),) + a.shape[dim + 1:]
+    return a.unsqueeze(dim + 1).expand(expanded).clone().view(flat)
+
+
 @register("__getitem__", torch=False)
 def getitem(a, key):
     return index(a, index_key(key, a._array))

@@ -5,6 +5,7 @@ from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -13,7 +14,7 @@ from .rprop import Rprop
 from .sgd import SGD
 
 # As in torch.optim, the modules are not part of the namespace (import chibigrad.optim.adam still works).
-del adadelta, adagrad, adam, adamax, asgd, nadam, optimizer, radam, rmsprop, rprop, sgd  # noqa: F821
+del adadelta, adagrad, adam, adamax, asgd, lbfgs, nadam, optimizer, radam, rmsprop, rprop, sgd  # noqa: F821
 
 from .. import _missing  # noqa: E402
 

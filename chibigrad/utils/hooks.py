@@ -82,9 +82,14 @@ class BackwardHook:
                 grad_output = self._check(result, len(grad_output), "grad_output")
         self.grad_outputs = grad_output
         if self.input_positions is None:
+            warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
+                          "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                          "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=5)
             grad_input = (None,) * self.n_inputs
             for hook in self.user_hooks:
-                if hook(self.module, grad_input, grad_output) is not None:
+                result = hook(self.module, grad_input, grad_output)
+                if result is not None and not (isinstance(result, tuple) and all(g is None for g in result)):
                     raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
                                        "return None or None for all gradients.")
         return tuple(grad_output[i] for i in self.output_positions)

@@ -86,9 +86,18 @@ def forget_warnings_once():
         chibigrad.ops._util._warned_once.clear()
 
 
+def reset_defaults():
+    """A program may change the default dtype (a Gaussian process in float64); the next one, in its own
+    process under PyTorch, starts from float32."""
+    chibigrad = sys.modules.get("chibigrad")
+    if chibigrad is not None:
+        chibigrad.set_default_dtype(chibigrad.float32)
+
+
 def run(path):
     """Execute the program at ``path``; return its normalised output."""
     forget_warnings_once()
+    reset_defaults()
     out = io.StringIO()
     real_stdout = sys.stdout
     sys.stdout = out

@@ -6,8 +6,10 @@ from .conv import Conv1d, Conv2d
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HingeEmbeddingLoss, HuberLoss,
+                   KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss)
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, InstanceNorm2d, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
