@@ -5,8 +5,8 @@
 Writes book/data/vmap_pytorch.json: per-sample gradients of an MLP 784-128-10 (batch 64, float32)
 three ways (a loop of ``torch.func.grad`` calls, the module run on batches of one with
 ``backward``, ``vmap(grad)``), the Jacobian of f: R^100 -> R^100 by 100 products one at a time
-against ``jacrev``/``jacfwd`` (one vmapped pass) and one batched VJP, and the warning of vmap's
-fallback. The cases are benchmarks/bench_vmap.py's; timings are CPU seconds of one thread,
+against ``jacrev``/``jacfwd`` (one vmapped pass) and one batched VJP, the warning of vmap's
+fallback, and how a BatchedTensor prints. The cases are benchmarks/bench_vmap.py's; timings are CPU seconds of one thread,
 medians of repeated runs after a warm-up, with their spread.
 """
 import json
@@ -96,6 +96,13 @@ def jacobians():
             "batched_vjp": timing(batched_vjp)}
 
 
+def batched_repr():
+    """How f sees its argument inside vmap: PyTorch's BatchedTensor, printed."""
+    seen = []
+    vmap(lambda x: seen.append(repr(x)) or x)(torch.arange(6.0).reshape(2, 3))
+    return seen[0]
+
+
 def fallback_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -115,7 +122,7 @@ def main():
     torch.set_num_threads(1)
     record = {"torch": torch.__version__, "machine": cpu_name(),
               "threads": torch.get_num_threads(), "per_sample": per_sample_gradients(), "jacobian": jacobians(),
-              "fallback": fallback_warning()}
+              "fallback": fallback_warning(), "batched_repr": batched_repr()}
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {OUT.relative_to(ROOT)}")
