@@ -158,6 +158,8 @@ def figure_captions(page):
     ("01b_engine_from_scratch", ["count_dependencies", "ready"]),   # the small engine's graph with its counts
     ("04b_optimizer_step", ["retain_grad", "nodes"]),              # the chain that grows a node per step
     ("06b_forward_mode", ["JVP", "column", "VJP", "row"]),         # one Jacobian, a column and a row
+    ("06c_vmap", ["batch dimension", "rule"]),                     # where the batch dim goes through each rule
+    ("06c_vmap", ["loop", "vmap", "PyTorch"]),                      # loops against one vmapped pass, both libraries
 ])
 def test_chapter_draws_the_figure_its_idea_needs(name, words):
     captions = figure_captions(ROOT / "book" / f"{name}.md")
@@ -173,3 +175,36 @@ def test_every_pytorch_fact_a_page_prints_is_in_the_record():
     for page in readers:
         keys = set(re.findall(r'"(\d\d[a-z]?_[a-z0-9_]+)"', page.read_text()))
         assert keys and keys <= set(record), (page.name, keys - set(record))
+
+
+VMAP_PAGE = ROOT / "book" / "06c_vmap.md"
+
+
+def test_vmap_chapter_prints_pytorch_from_its_record():
+    """Chapter 6c's PyTorch numbers and fallback warning come from book/data/vmap_pytorch.json
+    (scripts/record_vmap_pytorch.py): every entry the page reads is there, and the record ran the
+    cases the page times (benchmarks/bench_vmap.py's)."""
+    cells = "\n".join(code_cells(VMAP_PAGE.read_text()))
+    assert 'json.loads(Path("data/vmap_pytorch.json").read_text())' in cells
+    assert "from bench_vmap import jacobian_cases, per_sample_cases" in cells
+    record = json.loads((ROOT / "book" / "data" / "vmap_pytorch.json").read_text())
+    for path in re.findall(r'recorded((?:\["[^"]+"\])+)', cells):
+        value = record
+        for key in re.findall(r'\["([^"]+)"\]', path):
+            assert isinstance(value, dict) and key in value, f"recorded{path}: no {key!r} in the record"
+            value = value[key]
+    assert record["per_sample"]["same"] and record["jacobian"]["same"], "PyTorch's ways disagreed when recorded"
+    timed = {"per_sample": ["loop", "batch_of_one", "vmap"],
+             "jacobian": ["rows", "jacrev", "columns", "jacfwd", "batched_vjp"]}
+    for case, names in timed.items():
+        assert all(record[case][n]["min"] <= record[case][n]["median"] <= record[case][n]["max"] for n in names)
+    assert "performance drop" in record["fallback"]["text"]
+
+
+@pytest.mark.parametrize("claim", [
+    r"each\s+pass\s+cheaper",                  # 6b's old wording: vmap makes one pass, not cheaper passes
+    r"loop\s+over\s+(the\s+)?basis\s+vectors",  # jacfwd/jacrev are one vmapped pass in chibigrad too
+])
+def test_forward_mode_chapters_do_not_say_jacobians_loop(claim):
+    for page in ("06b_forward_mode.md", "06c_vmap.md"):
+        assert not re.search(claim, prose((ROOT / "book" / page).read_text())), (page, claim)
