@@ -252,8 +252,9 @@ def collect(course, source, roster_path=None, assignment=None, timestamp=None, d
     roster = Roster(roster_path) if roster_path else Roster.of_course(course)
     entries = read_source(source)
     placed, rows = {}, []
+    known = course.source_assignments() if course.source.is_dir() else []  # released or not
     for entry in entries:
-        if classify(entry, roster, notebooks, assignment, course.source_assignments()):
+        if classify(entry, roster, notebooks, assignment, known):
             placed.setdefault((entry.student, entry.assignment), []).append(entry)
         else:
             rows.append(_row(entry, "not placed"))
