@@ -14,6 +14,7 @@ The term in a few commands (run from the repository; --course defaults to notebo
   autograder extend STUDENT 01_graphs --days 2 --reason "..."   autograder excuse STUDENT 01_graphs --reason "..."
   autograder grade --workers 8                          autograde everything pending (or: grade 01_graphs)
   autograder feedback                                   feedback/<student>/<assignment>/*.html, hidden tests redacted
+  autograder feedback-zip 01_graphs                     reports/canvas-feedback-01_graphs.zip for Canvas's Re-Upload
   autograder adjust STUDENT 01_graphs walk 1.5 --reason "..."   a score override, shown in export and report
   autograder export --canvas canvas-grades.csv          reports/grades.csv, grades-long.csv, canvas-import.csv
   autograder report                                     reports/report.html
@@ -108,6 +109,9 @@ def _parser():
     p.add_argument("--student", action="append")
     p.add_argument("--reveal-hidden", action="store_true", help="keep hidden tests and their traceback lines")
 
+    p = sub.add_parser("feedback-zip", help="an assignment's feedback as a zip for Canvas's Re-Upload Submissions")
+    p.add_argument("assignment")
+
     p = sub.add_parser("export", help="grades CSVs: wide, long, and (--canvas) one Canvas's Import accepts")
     p.add_argument("--output", help="default: reports/grades.csv")
     p.add_argument("--canvas", metavar="GRADEBOOK_EXPORT.csv",
@@ -192,6 +196,12 @@ def main(argv=None):
         from .feedback import feedback
         written = feedback(course, args.assignment, args.student, reveal_hidden=args.reveal_hidden)
         print(f"wrote {len(written)} feedback file(s) under {course.feedback}")
+    elif command == "feedback-zip":
+        from .export import feedback_zip
+        path, left_out = feedback_zip(course, args.assignment)
+        print(f"wrote {path} (Canvas > {args.assignment} > Re-Upload Submissions)")
+        if left_out:
+            print(f"not in it (their submission did not come from a Canvas zip): {', '.join(left_out)}")
     elif command == "export":
         from .export import export
         for path in export(course, args.output, args.canvas):

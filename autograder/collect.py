@@ -54,6 +54,7 @@ class Entry:
     notebook: str = None
     copy: int = 0  # Canvas resubmission number (-1, -2, ...)
     canvas_late: bool = None  # Canvas's LATE tag (None: not a Canvas file name)
+    canvas_prefix: str = None  # "lastfirst[_LATE]_<userid>_<submissionid>_": Canvas's re-upload matches on it
     names_other: str = None  # the other assignment its file name names, under --assignment
 
 
@@ -205,6 +206,7 @@ def classify(entry, roster, notebooks, forced_assignment, course_assignments=())
     elif canvas:
         lms_name, lms_id, filename = canvas["name"], canvas["uid"], canvas["file"]
         entry.canvas_late = bool(canvas["late"])
+        entry.canvas_prefix = parts[-1][:-len(canvas["file"])]
     elif len(parts) >= 2:
         student_hint = parts[0]
     if not filename.lower().endswith(".ipynb"):
@@ -346,6 +348,9 @@ def _handed_in(course, assignment, entries, timestamp):
     source = "--timestamp" if timestamp else "the zip's or files' timestamps"
     meta = {"submitted_at": when.isoformat(), "source": source, "note": None}
     tags = {e.canvas_late for e in entries if e.canvas_late is not None}
+    prefix = next((e.canvas_prefix for e in entries if e.canvas_prefix), None)
+    if prefix:
+        meta["canvas_prefix"] = prefix
     due = _due(course, assignment)
     late_by_clock = due is not None and (when - due).total_seconds() > 0
     if tags and not timestamp:

@@ -28,13 +28,11 @@ def exercise_name(name):
     return name[:-len("-tests")] if name.endswith("-tests") else name
 
 
-_exercise = exercise_name
-
-
 def grade_table(course):
     """Everything the CSV and the report need, read once from the gradebook:
     ``{"assignments": {a: {"max": m, "exercises": {e: max}, "duedate": d}}, "students": [...],
-    "scores": {(student, a): {"score", "exercises": {e: score}, "late_seconds", "penalty"}}}``."""
+    "scores": {(student, a): {"score", "exercises": {e: score}, "adjusted": {e: reason}, "late_seconds",
+    "late_source", "late_days", "penalty" (points), "excused"}}, "term": the term's state}``."""
     import datetime
     from nbgrader.api import Gradebook
     state = term.load(course)
@@ -44,7 +42,7 @@ def grade_table(course):
             exercises = {}
             for nb in sorted(assignment.notebooks, key=lambda n: n.name):
                 for cell in nb.grade_cells:
-                    exercises[_exercise(cell.name)] = cell.max_score
+                    exercises[exercise_name(cell.name)] = cell.max_score
             order = _cell_order(course, assignment.name)
             exercises = dict(sorted(exercises.items(), key=lambda kv: order.get(kv[0], len(order))))
             table["assignments"][assignment.name] = {"max": assignment.max_score, "exercises": exercises,
@@ -55,14 +53,14 @@ def grade_table(course):
                 scores, adjusted = {}, {}
                 for nb in sub.notebooks:
                     for grade in nb.grades:
-                        scores[_exercise(grade.name)] = grade.score
+                        scores[exercise_name(grade.name)] = grade.score
                 for exercise in scores:
                     override = state["adjustments"].get(f"{sub.student_id}/{assignment.name}/{exercise}")
                     if override:
                         adjusted[exercise] = override["reason"]
                         scores[exercise] = override["points"]
                 raw = sub.score + sum(scores[e] for e in adjusted) - sum(
-                    g.score for nb in sub.notebooks for g in nb.grades if _exercise(g.name) in adjusted)
+                    g.score for nb in sub.notebooks for g in nb.grades if exercise_name(g.name) in adjusted)
                 late = term.lateness(state, sub.student_id, assignment.name, due)
                 table["scores"][(sub.student_id, assignment.name)] = {
                     "score": raw * (1 - late.penalty_fraction), "exercises": scores, "adjusted": adjusted,
@@ -84,7 +82,7 @@ def _cell_order(course, assignment):
         for cell in nbformat.read(path, as_version=4).cells:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade"):
-                order.setdefault(_exercise(meta["grade_id"]), len(order))
+                order.setdefault(exercise_name(meta["grade_id"]), len(order))
     return order
 
 
@@ -210,6 +208,31 @@ def _match(table, rows):
                 out[row["ID"]] = keys[(column, value)]
                 break
     return out
+
+
+def feedback_zip(course, assignment):
+    """``reports/canvas-feedback-<assignment>.zip``: each student's feedback HTML named as Canvas named
+    their submission in "Download Submissions" (``lastfirst_<userid>_<submissionid>_feedback.html``), the
+    layout Canvas's "Re-Upload Submissions" takes back and attaches to each submission as a comment.
+    Returns ``(path, students left out)``: those whose submission did not come from a Canvas zip."""
+    import zipfile
+    state = term.load(course)
+    folder = course.feedback
+    pages = sorted(folder.glob(f"*/{assignment}/*.html")) if folder.is_dir() else []
+    if not pages:
+        raise SystemExit(f"no feedback for {assignment} in {folder}: run `autograder feedback {assignment}` first")
+    output = course.reports / f"canvas-feedback-{assignment}.zip"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    left_out = []
+    with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as zf:
+        for page in pages:
+            student = page.parent.parent.name
+            prefix = state["submissions"].get(term.key(student, assignment), {}).get("canvas_prefix")
+            if prefix:
+                zf.write(page, f"{prefix}{page.stem}-feedback.html")
+            else:
+                left_out.append(student)
+    return output, left_out
 
 
 def _fold(text):

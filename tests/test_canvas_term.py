@@ -9,7 +9,7 @@ The Canvas formats are built here as Canvas documents them: the gradebook export
 ``<lastfirst>[_LATE]_<user id>_<submission id>_<file name>``. ``export --canvas`` is read back with
 this file's own parser of that format, not the autograder's.
 
-Four notebooks are graded once, without the clean re-run (``--no-verify``: scores are not what is
+Four notebooks (two solved, two untouched) are graded once, without the clean re-run (``--no-verify``: scores are not what is
 under test); everything else is bookkeeping.
 """
 import contextlib
@@ -118,7 +118,7 @@ def course(tmp_path_factory):
     canvas_submissions_zip(base / "submissions-01.zip", {
         (0, False, DUE - day, "01_graphs.ipynb"): solved,  # Alice: on time
         (1, True, DUE + 1.5 * day, "01_graphs.ipynb"): solved,  # Bob: LATE, 2 started days
-        (3, True, DUE + 2 * day, "01_graphs-1.ipynb"): solved,  # Dave: LATE, but has a 3-day extension
+        (3, True, DUE + 2 * day, "01_graphs-1.ipynb"): untouched,  # Dave: LATE, but has a 3-day extension
         (4, False, DUE + 5 * day, "01_graphs.ipynb"): untouched,  # Eve: on time; the zip's times are wrong
     })
     return {"dir": course_dir, "base": base, "solved": solved}
@@ -193,7 +193,7 @@ def test_a_term_with_canvas(course):
     assert columns == ["01_graphs (7001)"], columns
     assert possible == {"01_graphs (7001)": "12"}
     grades = {s["SIS Login ID"]: s["01_graphs (7001)"] for s in students.values()}
-    assert grades == {"aliddell": "11", "bbuilder": "9.6", "ccarroll": "EX", "ddodo": "12", "eeaglet": "0",
+    assert grades == {"aliddell": "11", "bbuilder": "9.6", "ccarroll": "EX", "ddodo": "0", "eeaglet": "0",
                       "ffrog": "", "5f1c2e3d4b": ""}, grades
     assert students["2003"]["Student"] == "Carroll, Carol" and students["2003"]["Section"] == "CS 101 B"
     with open(course_dir / "reports" / "grades-long.csv", newline="") as f:
@@ -201,6 +201,20 @@ def test_a_term_with_canvas(course):
     assert long[("aliddell", "walk")]["points"] == "1" and long[("aliddell", "walk")]["adjusted"] == "copied walk"
     assert long[("bbuilder", "walk")]["late_days"] == "2" and long[("bbuilder", "walk")]["penalty"] == "2.4"
     assert long[("ddodo", "walk")]["late_days"] == "0" and long[("ccarroll", "walk")]["excused"] == "yes"
+
+    # feedback back in bulk, named as Canvas named each submission (`feedback` itself is tested in
+    # test_autograder.py; two pages stand in for it here)
+    for student in ("aliddell", "bbuilder"):
+        (course_dir / "feedback" / student / "01_graphs").mkdir(parents=True)
+        (course_dir / "feedback" / student / "01_graphs" / "01_graphs.html").write_text(f"<p>{student}</p>")
+    text = ok(course_dir, "feedback-zip", "01_graphs")
+    with zipfile.ZipFile(course_dir / "reports" / "canvas-feedback-01_graphs.zip") as zf:
+        names = {name: zf.read(name).decode() for name in zf.namelist()}
+    with zipfile.ZipFile(base / "submissions-01.zip") as zf:
+        downloaded = zf.namelist()
+    assert names == {"liddellalice_2001_90000_01_graphs-feedback.html": "<p>aliddell</p>",
+                     "builderbob_LATE_2002_90001_01_graphs-feedback.html": "<p>bbuilder</p>"}, names
+    assert all(n.replace("-feedback.html", ".ipynb") in downloaded for n in names), "Canvas's own prefixes"
 
     ok(course_dir, "report")
     page = (course_dir / "reports" / "report.html").read_text()
