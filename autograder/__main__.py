@@ -19,6 +19,7 @@ The term in a few commands (run from the repository; --course defaults to notebo
   autograder export --canvas canvas-grades.csv          reports/grades.csv, grades-long.csv, canvas-import.csv
   autograder report                                     reports/report.html
   autograder integrity                                  reports/integrity.csv
+  autograder similarity 01_graphs                       reports/similarity.html: pairs whose own code is alike
 
 A big class on a Slurm cluster (from the login node, the course on the shared file system):
 
@@ -120,6 +121,10 @@ def _parser():
     p = sub.add_parser("report", help="HTML report with figures")
     p.add_argument("--output", help="default: reports/report.html")
 
+    p = sub.add_parser("similarity", help="pairs of submissions whose own code is alike (reports/similarity.html)")
+    p.add_argument("assignment")
+    p.add_argument("--threshold", type=float, default=0.5, help="pairs at or above this share go into the page")
+
     p = sub.add_parser("integrity", help="edited locked cells, deleted cells, changed kernels, tampering")
     p.add_argument("--output", help="default: reports/integrity.csv")
     return parser
@@ -209,6 +214,13 @@ def main(argv=None):
     elif command == "report":
         from .report import report
         print(f"wrote {report(course, args.output)}")
+    elif command == "similarity":
+        from .similarity import similarity
+        path, pairs, empty = similarity(course, args.assignment, args.threshold)
+        for score, a, b, _ in pairs[:10]:
+            print(f"  {score:5.0%}  {a}  {b}")
+        print(f"wrote {path} ({sum(p[0] >= args.threshold for p in pairs)} pair(s) at or above {args.threshold:.0%}"
+              + (f"; no code of their own: {', '.join(empty)}" if empty else "") + ")")
     elif command == "integrity":
         from .integrity import integrity, format_findings
         path, findings = integrity(course, args.output)

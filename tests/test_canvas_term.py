@@ -247,3 +247,31 @@ def test_the_late_penalty_rule():
     state["submissions"]["s/a"]["on_time_by_lms"] = True
     del state["extensions"]["s/a"]
     assert term.lateness(state, "s", "a", DUE).penalty_fraction == 0, "Canvas said on time"
+
+
+def test_similarity_puts_identical_and_disguised_copies_first():
+    """Six identical submissions, a copy with names, comments, layout and order changed, two
+    different solutions, and one with nothing of its own beyond the release's stub."""
+    from autograder.similarity import rank
+    walk = ("def walk(t):\n    seen, order, stack = set(), [], [t.grad_fn]\n    while stack:\n"
+            "        node = stack.pop()\n        if node is None or node in seen:\n            continue\n"
+            "        seen.add(node)\n        order.append(node)\n"
+            "        stack.extend(n for n, _ in node.next_functions)\n    return order\n")
+    depth = ("def depth(t):\n    best, todo = 0, [(t.grad_fn, 1)]\n    while todo:\n        node, d = todo.pop()\n"
+             "        if node is not None:\n            best = max(best, d)\n"
+             "            todo.extend((n, d + 1) for n, _ in node.next_functions)\n    return best\n")
+    disguised = (depth.replace("best", "deepest").replace("todo", "pending").replace("    ", "  ") + "\n# mine\n"
+                 + walk.replace("seen", "visited").replace("order", "found"))
+    other = ("def walk(root):\n    out = []\n    def visit(f):\n        if f is None or f in out:\n            return\n"
+             "        out.append(f)\n        for g, _ in f.next_functions:\n            visit(g)\n"
+             "    visit(root.grad_fn)\n    return out\n")
+    stub = '# YOUR CODE HERE\nraise NotImplementedError("Exercise 01.walk")'
+    codes = {f"same{i}": walk + "\n" + depth for i in range(6)}
+    codes.update(original=depth + walk + "\nprint(len(walk))", disguised=disguised, other=other, nothing=stub)
+    pairs, empty = rank(codes, released=stub)
+    assert empty == ["nothing"]
+    top = [frozenset((a, b)) for _, a, b, _ in pairs[:16]]
+    assert set(top[:15]) == {frozenset((f"same{i}", f"same{j}")) for i in range(6) for j in range(i + 1, 6)}
+    score = {frozenset((a, b)): s for s, a, b, _ in pairs}
+    assert score[frozenset(("disguised", "original"))] > 0.9
+    assert max(s for k, s in score.items() if "other" in k) < 0.3
