@@ -3,8 +3,8 @@
 Each submission's own code is its solution cells and any code cell it added; the released notebook's
 code in those cells (the stubs) is boilerplate, left out. ``copydetect`` (MOSS's winnowing) tokenises
 the code with Pygments, replaces every name by one letter (so renaming changes nothing), drops
-comments and layout, and fingerprints the k-grams that remain. A pair's similarity is the larger of
-the two shares of one's fingerprinted code found in the other. Reordered functions keep their
+comments and layout, and fingerprints the k-grams that remain. A pair's similarity is the mean of the
+two shares: of A's fingerprinted code found in B, and of B's found in A. Reordered functions keep their
 k-grams, so they are found too. The pairs above ``threshold`` go into ``reports/similarity.html``,
 side by side with the shared code highlighted; every pair's score into ``reports/similarity.csv``.
 A high score is a reason to look, not a verdict.
@@ -45,7 +45,7 @@ def rank(codes, released=""):
     pairs = []
     for a, b in itertools.combinations(prints, 2):
         _, (share_a, share_b), slices = compare_files(prints[a], prints[b])
-        pairs.append((float(max(share_a, share_b)), float(min(share_a, share_b)), a, b, slices))
+        pairs.append((float(share_a + share_b) / 2, float(min(share_a, share_b)), a, b, slices))
     pairs.sort(key=lambda p: (-p[0], -p[1], p[2], p[3]))  # of equal scores, identical pairs first
     return [(score, a, b, slices) for score, _, a, b, slices in pairs], empty
 
