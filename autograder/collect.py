@@ -150,8 +150,7 @@ class Roster:
         with Gradebook(course.db_url, course.course_id) as gb:
             for s in gb.students:
                 roster._add({"id": s.id, "first_name": s.first_name or "", "last_name": s.last_name or "",
-                             "email": s.email or "", "lms_user_id": s.lms_user_id or ""}, None)
-        roster.lms = {}
+                             "email": s.email or "", "lms_user_id": s.lms_user_id or ""})
         return roster
 
     def _add_canvas(self, row):
@@ -164,9 +163,11 @@ class Roster:
         self._add({"id": sid, "first_name": first, "last_name": last, "email": "", "lms_user_id": row["ID"]},
                   {c: row.get(c, "") for c in CANVAS_COLUMNS})
 
-    def _add(self, row, lms):
+    def _add(self, row, lms=None):
+        """One student; ``lms``: their Canvas ids, kept for ``export --canvas``."""
         self.students.append(row)
-        self.lms[row["id"]] = lms
+        if lms:
+            self.lms[row["id"]] = lms
         first, last = row.get("first_name", ""), row.get("last_name", "")
         for key in (row.get("lms_user_id"), _fold(last + first), _fold(first + last),
                     _fold(row.get("email", "").split("@")[0]), _fold(row["id"]), row["id"]):

@@ -216,6 +216,11 @@ def test_a_term_with_canvas(course):
                      "builderbob_LATE_2002_90001_01_graphs-feedback.html": "<p>bbuilder</p>"}, names
     assert all(n.replace("-feedback.html", ".ipynb") in downloaded for n in names), "Canvas's own prefixes"
 
+    text = ok(course_dir, "similarity", "01_graphs")  # Alice and Bob both handed in the solutions
+    assert text.splitlines()[0].split() == ["100%", "aliddell", "bbuilder"], text
+    assert "no code of their own: ddodo, eeaglet" in text, text
+    assert "aliddell and bbuilder: 100%" in (course_dir / "reports" / "similarity.html").read_text()
+
     ok(course_dir, "report")
     page = (course_dir / "reports" / "report.html").read_text()
     missing = page.split("<h2>Missing submissions</h2>")[1].split("<h2>")[0]
