@@ -7,13 +7,19 @@ import sys
 USAGE = """\
 The term in a few commands (run from the repository; --course defaults to notebooks/):
 
-  autograder release --due 01_graphs=2030-01-15T23:59   student bundle: build/student/ and build/student.zip
-  autograder collect canvas-export.zip --roster roster.csv --assignment 01_graphs
+  autograder release 01_graphs --due 01_graphs=2030-01-15T23:59   student bundle: build/student/ and .zip
+  autograder late-policy --percent-per-day 10 --zero-after-days 5
+  autograder collect canvas-submissions.zip --roster canvas-grades.csv --assignment 01_graphs [--dry-run]
+  autograder undo-collect                               put back what the latest collect replaced
+  autograder extend STUDENT 01_graphs --days 2 --reason "..."   autograder excuse STUDENT 01_graphs --reason "..."
   autograder grade --workers 8                          autograde everything pending (or: grade 01_graphs)
   autograder feedback                                   feedback/<student>/<assignment>/*.html, hidden tests redacted
-  autograder export                                     reports/grades.csv
+  autograder feedback-zip 01_graphs                     reports/canvas-feedback-01_graphs.zip for Canvas's Re-Upload
+  autograder adjust STUDENT 01_graphs walk 1.5 --reason "..."   a score override, shown in export and report
+  autograder export --canvas canvas-grades.csv          reports/grades.csv, grades-long.csv, canvas-import.csv
   autograder report                                     reports/report.html
   autograder integrity                                  reports/integrity.csv
+  autograder similarity 01_graphs                       reports/similarity.html: pairs whose own code is alike
 
 A big class on a Slurm cluster (from the login node, the course on the shared file system):
 
@@ -29,7 +35,8 @@ def _parser():
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("release", help="generate assignments and write the student bundle (folder and zip)")
-    p.add_argument("assignments", nargs="*", help="default: all")
+    p.add_argument("assignments", nargs="*", help="the assignments to release (or --all)")
+    p.add_argument("--all", action="store_true", help="release every assignment of the course")
     p.add_argument("--dest", help="default: build/student (and build/student.zip)")
     p.add_argument("--due", action="append", default=[], metavar="ASSIGNMENT=WHEN",
                    help="due date, e.g. 01_graphs=2030-01-15T23:59 (UTC unless a zone is given); repeatable")
@@ -37,9 +44,38 @@ def _parser():
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS zip (Canvas, Moodle)")
     p.add_argument("source")
-    p.add_argument("--roster", help="CSV with id,first_name,last_name,email,lms_user_id")
+    p.add_argument("--roster", help="Canvas's gradebook export (Student,ID,SIS User ID,SIS Login ID,Section,...) "
+                                    "or nbgrader's CSV (id,first_name,last_name,email,lms_user_id)")
     p.add_argument("--assignment", help="every notebook in SOURCE is for this assignment")
-    p.add_argument("--timestamp", help="submission time for all (default: from the zip or the files)")
+    p.add_argument("--timestamp", help="submission time for all (default: Canvas's LATE tag, else the zip's times)")
+    p.add_argument("--dry-run", action="store_true", help="say what would be placed and replaced; change nothing")
+    p.add_argument("--force", action="store_true", help="place files named for another assignment anyway")
+
+    sub.add_parser("undo-collect", help="undo the latest collect: submissions, records, gradebook as before it")
+
+    p = sub.add_parser("extend", help="give a student more time for an assignment")
+    p.add_argument("student")
+    p.add_argument("assignment")
+    p.add_argument("--days", required=True, help="days after the due date (0 removes the extension)")
+    p.add_argument("--reason", default="")
+
+    p = sub.add_parser("excuse", help="excuse a student from an assignment (EX in Canvas)")
+    p.add_argument("student")
+    p.add_argument("assignment")
+    p.add_argument("--reason", required=True)
+    p.add_argument("--undo", action="store_true", help="the student is no longer excused")
+
+    p = sub.add_parser("adjust", help="override the points of one exercise, with a reason")
+    p.add_argument("student")
+    p.add_argument("assignment")
+    p.add_argument("exercise")
+    p.add_argument("points", help="the points to give, or 'auto' to go back to the autograder's")
+    p.add_argument("--reason", required=True)
+
+    p = sub.add_parser("late-policy", help="show or set the late penalty export applies")
+    p.add_argument("--percent-per-day", type=float, help="percent of the score lost per started day late")
+    p.add_argument("--zero-after-days", type=float, help="0 points when more than this many days late")
+    p.add_argument("--none", action="store_true", help="no late penalty")
 
     p = sub.add_parser("grade", help="autograde pending submissions in parallel")
     p.add_argument("assignment", nargs="?")
@@ -74,11 +110,20 @@ def _parser():
     p.add_argument("--student", action="append")
     p.add_argument("--reveal-hidden", action="store_true", help="keep hidden tests and their traceback lines")
 
-    p = sub.add_parser("export", help="grades CSV: a row per student, a column per assignment and per exercise")
+    p = sub.add_parser("feedback-zip", help="an assignment's feedback as a zip for Canvas's Re-Upload Submissions")
+    p.add_argument("assignment")
+
+    p = sub.add_parser("export", help="grades CSVs: wide, long, and (--canvas) one Canvas's Import accepts")
     p.add_argument("--output", help="default: reports/grades.csv")
+    p.add_argument("--canvas", metavar="GRADEBOOK_EXPORT.csv",
+                   help="Canvas's gradebook export (Grades > Export); writes reports/canvas-import.csv for Grades > Import")
 
     p = sub.add_parser("report", help="HTML report with figures")
     p.add_argument("--output", help="default: reports/report.html")
+
+    p = sub.add_parser("similarity", help="pairs of submissions whose own code is alike (reports/similarity.html)")
+    p.add_argument("assignment")
+    p.add_argument("--threshold", type=float, default=0.5, help="pairs at or above this share go into the page")
 
     p = sub.add_parser("integrity", help="edited locked cells, deleted cells, changed kernels, tampering")
     p.add_argument("--output", help="default: reports/integrity.csv")
@@ -107,14 +152,25 @@ def main(argv=None):
         for item in args.due:
             name, _, when = item.partition("=")
             due[name] = parse_due(when)
+        if not args.assignments and not args.all:
+            names = course.source_assignments()
+            print(f"release without an assignment releases all {len(names)}: {', '.join(names)}\n"
+                  "name the ones to release (e.g. `release 01_graphs`), or add --all")
+            return 2
         dest, archive = release(course, args.assignments, args.dest, due, make_zip=not args.no_zip, log=print)
         print(f"student bundle: {dest}" + (f" and {archive}" if archive else ""))
     elif command == "collect":
         from .collect import collect, format_rows
         from .release import parse_due
         when = parse_due(args.timestamp) if args.timestamp else None
-        rows = collect(course, args.source, args.roster, args.assignment, when)
-        print(format_rows(rows), end="")
+        rows = collect(course, args.source, args.roster, args.assignment, when, args.dry_run, args.force)
+        print(("dry run, nothing changed: " if args.dry_run else "") + format_rows(rows), end="")
+    elif command == "undo-collect":
+        from .collect import undo
+        print("\n".join(undo(course)))
+    elif command in ("extend", "excuse", "adjust", "late-policy"):
+        from . import policy
+        print(getattr(policy, command.replace("-", "_"))(course, args))
     elif command == "grade":
         from .grading.grade import grade
         settings = {k: v for k, v in {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
@@ -145,12 +201,26 @@ def main(argv=None):
         from .feedback import feedback
         written = feedback(course, args.assignment, args.student, reveal_hidden=args.reveal_hidden)
         print(f"wrote {len(written)} feedback file(s) under {course.feedback}")
+    elif command == "feedback-zip":
+        from .export import feedback_zip
+        path, left_out = feedback_zip(course, args.assignment)
+        print(f"wrote {path} (Canvas > {args.assignment} > Re-Upload Submissions)")
+        if left_out:
+            print(f"not in it (their submission did not come from a Canvas zip): {', '.join(left_out)}")
     elif command == "export":
         from .export import export
-        print(f"wrote {export(course, args.output)}")
+        for path in export(course, args.output, args.canvas):
+            print(f"wrote {path}")
     elif command == "report":
         from .report import report
         print(f"wrote {report(course, args.output)}")
+    elif command == "similarity":
+        from .similarity import similarity
+        path, pairs, empty = similarity(course, args.assignment, args.threshold)
+        for score, a, b, _ in pairs[:10]:
+            print(f"  {score:5.0%}  {a}  {b}")
+        print(f"wrote {path} ({sum(p[0] >= args.threshold for p in pairs)} pair(s) at or above {args.threshold:.0%}"
+              + (f"; no code of their own: {', '.join(empty)}" if empty else "") + ")")
     elif command == "integrity":
         from .integrity import integrity, format_findings
         path, findings = integrity(course, args.output)

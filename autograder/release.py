@@ -33,7 +33,7 @@ def parse_due(text):
 
 
 def release(course, names=None, dest=None, due=None, make_zip=True, log=None):
-    """Generate ``names`` (default: every assignment) and write the student bundle to ``dest`` (default
+    """Generate ``names`` (the command line asks for ``--all`` to release every assignment) and write the student bundle to ``dest`` (default
     ``build/student``) and ``dest.zip``. ``due``: ``{assignment: datetime}``.
 
     The zip holds exactly this release. ``dest`` gets it without losing anything already there
@@ -44,6 +44,12 @@ def release(course, names=None, dest=None, due=None, make_zip=True, log=None):
     unknown = sorted(set(names) - set(available))
     if unknown:
         raise SystemExit(f"unknown assignment(s) {', '.join(unknown)}; the course has {', '.join(available)}")
+    released = set(course.assignments()) if course.sqlite_path is None or course.sqlite_path.is_file() else set()
+    not_released = sorted(set(due or {}) - set(names) - released)
+    if not_released:
+        raise SystemExit(f"--due {', '.join(not_released)}: not an assignment of this release"
+                         f"{' or an earlier one' if released else ''}; releasing {', '.join(names)}"
+                         + (f"; the course has {', '.join(available)}" if set(not_released) - set(available) else ""))
     if (course.root / "source_text").is_dir():
         stale = build.build_sources(course.root, check=True)
         if stale:

@@ -12,7 +12,7 @@ import datetime
 import html
 import io
 
-from . import export, integrity
+from . import export, integrity, term
 
 
 def _figure_html(fig, alt):
@@ -28,7 +28,9 @@ def _stats(course):
     table = export.grade_table(course)
     students = [s["id"] for s in table["students"]]
     stats = {}
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     for name, info in table["assignments"].items():
+        due_passed = info["duedate"] is not None and info["duedate"].replace(tzinfo=None) < now
         subs = {s: table["scores"][(s, name)] for s in students if (s, name) in table["scores"]}
         exercise_pass = {}
         for exercise, top in info["exercises"].items():
@@ -36,7 +38,8 @@ def _stats(course):
             exercise_pass[exercise] = (sum(1 for g in got if g >= top) / len(got)) if got else None
         stats[name] = {"max": info["max"], "scores": [sub["score"] for sub in subs.values()],
                        "late": sum(1 for sub in subs.values() if (sub["late_seconds"] or 0) > 0),
-                       "missing": [s for s in students if s not in subs], "submitted": len(subs),
+                       "missing": [s for s in students if s not in subs and due_passed
+                                   and f"{s}/{name}" not in table["term"]["excused"]], "submitted": len(subs),
                        "pass": exercise_pass}
     return table, stats
 
@@ -113,6 +116,16 @@ def _collect_rows(course):
     return rows
 
 
+def _decisions(table):
+    """The instructor's decisions (``adjust``, ``extend``, ``excuse``) and the late policy, with reasons."""
+    state = table["term"]
+    rows = [[key, "override", f"{v['points']:g} points", v["reason"]] for key, v in sorted(state["adjustments"].items())]
+    rows += [[key, "extension", f"{v['days']:g} day(s)", v["reason"]] for key, v in sorted(state["extensions"].items())]
+    rows += [[key, "excused", "EX", v["reason"]] for key, v in sorted(state["excused"].items())]
+    return (f"<h2>Overrides, extensions, excused</h2><p>Late policy: {html.escape(term.describe_policy(state['policy']))}.</p>"
+            + (_table(["student/assignment[/exercise]", "decision", "value", "reason"], rows) if rows else "<p>None.</p>"))
+
+
 def report(course, output=None):
     """Write the report; returns its path."""
     table, stats = _stats(course)
@@ -150,8 +163,10 @@ def report(course, output=None):
             for (s, a), sc in sorted(table["scores"].items()) if (sc["late_seconds"] or 0) > 0]
     parts.append("<h2>Late submissions</h2>" + (_table(["student", "assignment", "late by", "penalty"], late)
                                                  if late else "<p>None.</p>"))
-    parts.append("<h2>Missing submissions</h2>" + (_table(["student", "assignment"], missing) if missing
-                                                    else "<p>None.</p>"))
+    parts.append("<h2>Missing submissions</h2><p>Students with no submission (not excused) for an assignment "
+                 "whose due date has passed.</p>" + (_table(["student", "assignment"], missing) if missing
+                                                      else "<p>None.</p>"))
+    parts.append(_decisions(table))
     _, findings = integrity.integrity(course)
     parts.append("<h2>Integrity</h2><p>Details in <code>reports/integrity.csv</code> "
                  "(<code>autograder integrity</code>).</p>"

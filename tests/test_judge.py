@@ -215,7 +215,7 @@ def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
     env = dict(build.nbgrader_env(), CANVAS_API_TOKEN=CANARY)
     run = lambda *args: subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), *args],  # noqa
                                        capture_output=True, text=True, timeout=1200, env=env)
-    assert run("release", "--no-zip", "--dest", str(tmp_path / "student")).returncode == 0
+    assert run("release", "--all", "--no-zip", "--dest", str(tmp_path / "student")).returncode == 0
     for student, nb in (("solved", synthetic_classes.solved_notebook(course_dir, "01b_engine")),
                         ("hostile", _hostile_notebook(course_dir))):
         target = course_dir / "submitted" / student / "01b_engine" / "01b_engine.ipynb"
