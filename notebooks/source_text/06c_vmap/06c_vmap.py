@@ -118,7 +118,7 @@ def loop(f, *samples):
 
 
 def ops_run(fn, *args):
-    """How many ops ``fn(*args)`` ran (calls of Function.apply): a batching rule's count does not grow with the batch."""
+    """How many ops ``fn(*args)`` ran (calls of Function.apply): a rule's count does not grow with the batch."""
     real, count = function._apply, [0]
 
     def counted(*a, **k):
@@ -222,7 +222,8 @@ samples = [torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 0.0], [3.0, 1.0,
            for s in range(5)]  # five samples of shape (3, 4)
 for bdim in (0, 1, 2):
     x = batched(samples, bdim)
-    for dim, keepdim in ((1, False), (0, False), (-1, False), (0, True), ((0, 1), False), (None, False)):
+    for dim, keepdim in ((1, False), (0, False), (-1, False), (0, True), ((0, 1), False), ((1, -2), True),
+                         (None, False)):
         what = f"sum_rule(x, {bdim}, {dim}, {keepdim}), samples (3, 4) stacked at dim {bdim}"
         got = rule_result(what, sum_rule, x, bdim, dim, keepdim)
         expected = loop(lambda s: s.sum(dim, keepdim) if dim is not None else s.sum(), samples)
@@ -231,7 +232,8 @@ x = batched(samples, 1)
 with your_rule("sum", sum_rule):
     got = attempt("vmap(lambda s: s.sum(-1), in_dims=1)(x) with your rule",
                   vmap(lambda s: s.sum(-1), in_dims=1), x)
-assert close(got, loop(lambda s: s.sum(-1), samples)), f"vmap with your rule: expected each sample's row sums, got {got}"
+assert close(got, loop(lambda s: s.sum(-1), samples)), \
+    f"vmap with your rule: expected each sample's row sums, got {got}"
 small, large = (ops_run(sum_rule, batched(samples[:n], 1), 1, 0, False) for n in (2, 5))
 assert small == large, (f"your rule ran {small} ops for a batch of 2 and {large} for a batch of 5: a batching rule "
                         "calls the op once on the whole batch, not once per sample")
