@@ -47,7 +47,7 @@ PACKAGE = ROOT / "chibigrad"
 
 ROLES = ("readonly", "solution", "tests")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-BEGIN_EXERCISE = re.compile(r"^(?P<indent>[ \t]*)# BEGIN EXERCISE (?P<id>\d\d\.[A-Za-z0-9_]+)[ \t]*$")
+BEGIN_EXERCISE = re.compile(r"^(?P<indent>[ \t]*)# BEGIN EXERCISE (?P<id>\d\d[a-z]?\.[A-Za-z0-9_]+)[ \t]*$")
 END_EXERCISE = re.compile(r"^[ \t]*# END EXERCISE[ \t]*$")
 STUDENT_REQUIREMENTS = ["numpy", "jupyterlab", "notebook", "nbgrader", "ipykernel"]
 MANIFEST = ".release.json"  # in the student edition: the hash of every file as it was released

@@ -298,7 +298,12 @@ def apply(cls, args, kwargs, level):
         return _fallback(cls, args, kwargs, level, size)
     unwrapped = tuple(_unwrap(a, level) for a in args)
     batched = tuple(u is not a for u, a in zip(unwrapped, args))
-    out = rule(cls, unwrapped, batched, size, **kwargs)
+    try:
+        out = rule(cls, unwrapped, batched, size, **kwargs)
+    except NotImplementedError as err:
+        if not str(err).startswith("Exercise "):
+            raise
+        out = NotImplemented  # the student edition: a rule assignment 06c has students write, stubbed
     if out is NotImplemented:
         return _fallback(cls, args, kwargs, level, size, warning=False)
     return _wrap(out, level)

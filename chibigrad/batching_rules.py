@@ -12,7 +12,9 @@ rules are the same few lines for a family of ops:
 - products: matmul already treats leading dims as a batch.
 
 An op missing here runs once per sample (batching.py's fallback) and warns, as PyTorch does; a rule
-returns NotImplemented for a case it leaves to that loop (indices that differ per sample).
+returns NotImplemented for a case it leaves to that loop (indices that differ per sample). The rules
+marked ``BEGIN EXERCISE`` are assignment 06c's: the student edition has them stubbed, and their ops
+loop there (silently: the other exercises and the book still run, only slower).
 """
 import numpy as np
 
@@ -102,8 +104,10 @@ def _dims(dim, ndim):
 
 @rule(reduction.SumAll, reduction.SumDim)
 def sum_rule(op, args, batched, size):
+    # BEGIN EXERCISE 06c.sum_rule
     a, dim, keepdim, dtype = args
     return reduction.SumDim.apply(a, _dims(dim, a.ndim - 1), keepdim, dtype)
+    # END EXERCISE
 
 
 @rule(reduction.MeanAll, reduction.MeanDim)
@@ -292,10 +296,12 @@ def index_put_rule(op, args, batched, size):
 
 @rule(linalg.Mm, linalg.Bmm)
 def mm_rule(op, args, batched, size):
+    # BEGIN EXERCISE 06c.mm_rule
     a, b = args
     if op is linalg.Mm and all(batched):  # a matrix per sample on both sides: bmm (matmul would copy them)
         return linalg.bmm(a, b)
     return linalg.matmul(a, b)  # one side a batch: folded into one mm
+    # END EXERCISE
 
 
 @rule(linalg.Mv)
@@ -334,12 +340,14 @@ def gather_rule(op, args, batched, size):
 
 @rule(selection.IndexSelect, selection.IndexAdd)
 def index_select_rule(op, args, batched, size):
+    # BEGIN EXERCISE 06c.index_select_rule
     a, dim, index, *rest = args
     if batched[2]:
         return NotImplemented
     ndim = max(sample_ndim(a, batched[0]), 1)
     rest = [with_batch(r, b, size) if isinstance(r, Tensor) else r for r, b in zip(rest, batched[3:])]
     return op.apply(with_batch(a, batched[0], size), shifted(dim, ndim), index, *rest)
+    # END EXERCISE
 
 
 @rule(selection.Nonzero)

@@ -80,6 +80,23 @@ def test_an_op_without_a_batching_rule_loops_and_warns_as_pytorch(monkeypatch):
     np.testing.assert_array_equal(out.numpy(), torch.exp(x).numpy())
 
 
+def test_a_rule_stubbed_in_the_student_edition_loops_silently(monkeypatch, recwarn):
+    """Assignment 06c's rules raise "Exercise 06c...." in the student edition (autograder/build.py): their ops run
+    once per sample there, without the fallback's warning (the other exercises and the book still run)."""
+    def stub(op, args, batched, size):
+        raise NotImplementedError("Exercise 06c.sum_rule: you write this in the notebook 06c_vmap/06c_vmap.ipynb.")
+    monkeypatch.setitem(batching_rules.rules, torch.ops.reduction.SumDim, stub)
+    x = torch.randn(4, 3, 5)
+    np.testing.assert_allclose(func.vmap(lambda s: s.sum(-1), in_dims=1)(x).numpy(), x.sum(-1).T.numpy())
+    assert not recwarn.list
+
+    def broken(op, args, batched, size):
+        raise NotImplementedError("a rule's own bug")
+    monkeypatch.setitem(batching_rules.rules, torch.ops.reduction.SumDim, broken)
+    with pytest.raises(NotImplementedError, match="a rule's own bug"):
+        func.vmap(lambda s: s.sum(-1))(x)
+
+
 def test_aten_names_follow_pytorch():
     assert batching.aten_name("IndexPutBackward0") == "aten::index_put"
     assert batching.aten_name("MmBackward0") == "aten::mm"
