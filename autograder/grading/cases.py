@@ -161,6 +161,8 @@ def build(recipe, namespace):
         inputs = [torch.tensor(a, dtype=dtype) for a in recipe["inputs"]]
         tangents = [None if t is None else torch.tensor(t, dtype=dtype) for t in recipe["tangents"]]
         return (), {"inputs": inputs, "tangents": tangents, "extra": list(recipe.get("extra", ()))}
+    if kind in VMAP_RECIPES:
+        return VMAP_RECIPES[kind](recipe, namespace)
     raise ValueError(f"unknown recipe {kind!r}")
 
 
@@ -266,6 +268,8 @@ def observe(what, fn, args, context, call):
     if what == "compiled_params":  # a real step compiled with the pass, and without it
         return {"with": call(compiled_params, context["optimizer"], [fn]),
                 "without": compiled_params(context["optimizer"], [])}
+    if what in VMAP_OBSERVERS:
+        return VMAP_OBSERVERS[what](fn, args, context, call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -437,3 +441,103 @@ def _graph_pass(fn, recipe, call):
     return {"count": None if count is None else int(count), "returned": type(result).__name__,
             "again": None if again is None else int(again) if isinstance(again, (int, np.integer)) else -1,
             "nodes": graph_data(graph, ids)}
+
+
+# ---- 06c_vmap: batching rules called PyTorch's way, vmap with the student's rule, per-sample gradients ----------
+
+def _vmap_tensors(items):
+    """The judge's arrays as tensors (their dtypes kept: float64, float32, int64); anything else as it is."""
+    import chibigrad as torch
+    return tuple(torch.tensor(a) if isinstance(a, np.ndarray) else a for a in items)
+
+
+def _vmap_rule_case(recipe, namespace):
+    """A rule's arguments: tensors (batched ones with the batch at their bdim), bdims, dims."""
+    return _vmap_tensors(recipe["args"]), {}
+
+
+def _vmap_engine_case(recipe, namespace):
+    """vmap of a small program with the student's rule installed by the release's ``your_rule``."""
+    return _vmap_tensors(recipe["args"]), {"your_rule": namespace["your_rule"], "op": recipe["op"],
+                                           "program": recipe["program"], "in_dims": recipe["in_dims"],
+                                           "dim": recipe.get("dim"), "keepdim": recipe.get("keepdim", False)}
+
+
+def _vmap_params_case(recipe, namespace):
+    """``(params, xs, ys)`` for per_sample_grads."""
+    W, b, xs, ys = _vmap_tensors(recipe["args"])
+    return ((W, b), xs, ys), {}
+
+
+def _counting(module, name, fn, *args):
+    """``(fn(*args), how many times module.name was called meanwhile)``."""
+    real, count = getattr(module, name), [0]
+
+    def counted(*a, **k):
+        count[0] += 1
+        return real(*a, **k)
+    setattr(module, name, counted)
+    try:
+        return fn(*args), count[0]
+    finally:
+        setattr(module, name, real)
+
+
+def _read_tensor(t):
+    import chibigrad as torch
+    if not isinstance(t, torch.Tensor):
+        return None
+    return t.detach().numpy().astype(np.float64)
+
+
+def _observe_rule(fn, args, context, call):
+    """The rule's result with its batch dim moved first, the bdim it gave, and how many ops it ran."""
+    import chibigrad as torch
+    from chibigrad.autograd import function
+    result, ops = _counting(function, "_apply", call, fn, *args)
+    if not (isinstance(result, tuple) and len(result) == 2):
+        return {"type": type(result).__name__, "value": None, "bdim": None, "dtype": None, "ops": ops}
+    out, bdim = result
+    ok = isinstance(out, torch.Tensor) and isinstance(bdim, int) and not isinstance(bdim, bool) \
+        and -out.ndim <= bdim < out.ndim
+    return {"type": "tuple", "value": _read_tensor(out.movedim(bdim, 0)) if ok else None,
+            "bdim": bdim if isinstance(bdim, int) else repr(bdim)[:100], "out": type(out).__name__,
+            "dtype": str(out.dtype) if isinstance(out, torch.Tensor) else None, "ops": ops}
+
+
+def _vmap_program(context):
+    """What the judge vmaps: the op alone (or, for sum, inside grad too) on the case's arguments."""
+    import chibigrad as torch
+    from chibigrad.func import grad
+    dim, keepdim, program = context["dim"], context["keepdim"], context["program"]
+    if program == "sum":
+        return lambda s: (s.sum() if dim is None else s.sum(dim, keepdim)) * 2
+    if program == "grad_sum":  # d/ds of sum(sum(s, dim) ** 2): the rule runs for both sums
+        return grad(lambda s: (s.sum(dim) ** 2).sum())
+    if program == "mm":
+        return torch.mm
+    if program == "index_select":
+        return lambda s, i: torch.index_select(s, dim, i)
+    raise ValueError(f"unknown program {program!r}")
+
+
+def _observe_vmap(fn, args, context, call):
+    """``vmap(program, in_dims)(*args)`` with the student's rule for the op; the result as an array."""
+    from chibigrad.func import vmap
+
+    def run(rule):
+        with context["your_rule"](context["op"], rule):
+            return vmap(_vmap_program(context), in_dims=tuple(context["in_dims"]))(*args)
+    return {"value": _read_tensor(call(run, fn))}
+
+
+def _observe_per_sample(fn, args, context, call):
+    """The student's per-sample gradients as arrays, and how many backward passes computed them."""
+    from chibigrad.autograd import engine
+    result, passes = _counting(engine, "execute", call, fn, *args)
+    grads = [_read_tensor(g) for g in result] if isinstance(result, (tuple, list)) else None
+    return {"type": type(result).__name__, "grads": grads, "passes": passes}
+
+
+VMAP_RECIPES = {"vmap_rule": _vmap_rule_case, "vmap_engine": _vmap_engine_case, "vmap_params": _vmap_params_case}
+VMAP_OBSERVERS = {"batch_rule": _observe_rule, "vmap_with_rule": _observe_vmap, "per_sample": _observe_per_sample}

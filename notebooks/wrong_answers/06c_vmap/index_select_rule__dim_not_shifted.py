@@ -1,0 +1,9 @@
+# moves the batch first but forgets that the sample's dims moved one to the right
+def index_select_rule(x, x_bdim, dim, index, index_bdim):
+    if index_bdim is None:
+        return torch.index_select(x.movedim(x_bdim, 0), dim, index), 0
+    index = index.movedim(index_bdim, 0)
+    size = index.shape[0]
+    x = x.unsqueeze(0).expand(size, *x.shape) if x_bdim is None else x.movedim(x_bdim, 0)
+    rows = torch.arange(size).unsqueeze(1)
+    return x.movedim(dim, 1)[rows, index].movedim(1, dim), 0

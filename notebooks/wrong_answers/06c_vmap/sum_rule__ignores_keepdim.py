@@ -1,0 +1,9 @@
+# forgets keepdim: the summed dims are always dropped
+def sum_rule(x, x_bdim, dim, keepdim=False):
+    x = x.movedim(x_bdim, 0)
+    ndim = x.ndim - 1
+    if dim is None:
+        dims = tuple(range(1, ndim + 1))
+    else:
+        dims = tuple(d % ndim + 1 for d in (dim if isinstance(dim, tuple) else (dim,)))
+    return x.sum(dims), 0
