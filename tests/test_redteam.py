@@ -30,7 +30,7 @@ def caught(tmp_path_factory):
 
 
 def test_the_corpus_covers_every_assignment():
-    assert len(ASSIGNMENTS) == 12
+    assert len(ASSIGNMENTS) == 13
     for a in ASSIGNMENTS:
         assert len(list((REDTEAM / a / "wrong").glob("*__*.py"))) >= 4, a
         assert len(list((REDTEAM / a / "hostile").glob("*__*.py"))) >= 4, a
