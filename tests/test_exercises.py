@@ -927,6 +927,8 @@ def test_untouched_release_scores_zero_everywhere(graded, assignment):
 def _wrong_answer_problems(r, assignment):
     problems = []
     for student, wrong in r["wrong"].items():
+        if not wrong:
+            continue
         for name, (score, top) in r["scores"][student].items():
             if name in wrong and score >= top:
                 problems.append(f"{student}: not caught, {name} scored {score}/{top}")
