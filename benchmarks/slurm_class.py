@@ -1,5 +1,5 @@
-"""Time ``autograder slurm`` on the one-node cluster of ``tests/test_slurm.py``: its class (24
-notebooks of 05_accumulation) in 1 array task and in 3, from ``autograder slurm`` to the merged
+"""Time ``autograder slurm`` on the one-node cluster of ``tests/test_slurm.py``: its class at 24
+notebooks of 05_accumulation (the test grades 12) in 1 array task and in 3, from ``autograder slurm`` to the merged
 gradebook (the merge job's end).
 
     .venv/bin/python benchmarks/slurm_class.py        # as root, with slurm-wlm and munge installed
@@ -35,7 +35,7 @@ def main():
             base.mkdir()
             course_dir = synthetic_classes.course_copy(base, [test_slurm.ASSIGNMENT])
             test_slurm.autograder(course_dir, "release", test_slurm.ASSIGNMENT, "--no-zip", "--dest", base / "student")
-            test_slurm.autograder(course_dir, "collect", test_slurm._class(base, course_dir), "--assignment",
+            test_slurm.autograder(course_dir, "collect", test_slurm._class(base, course_dir, 24), "--assignment",
                                   test_slurm.ASSIGNMENT, "--timestamp", "2030-01-14T12:00")
             load = os.getloadavg()[0]
             start = time.perf_counter()

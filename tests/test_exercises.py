@@ -8,9 +8,11 @@ seconds, so students are batched; the assignments are graded in parallel):
 - ``solutions``: the source notebook, solutions in: full marks, nothing on stderr;
 - ``untouched``: the released notebook as a student gets it: 0 on every graded cell;
 - ``deleted-a-test-cell``: solutions, one tests cell deleted: nbgrader puts it back, full marks;
-- ``wrong-<exercise>-<name>``: the source notebook with one solution cell replaced by
-  ``notebooks/wrong_answers/<assignment>/<exercise>__<name>.py``: loses that exercise's points
-  and only those.
+- ``wrong-<k>``: the source notebook with the k-th wrong answer of every exercise in place of its
+  solution (``notebooks/wrong_answers/<assignment>/<exercise>__<name>.py``, packed as
+  ``tests/synthetic_classes.py`` packs them): loses those exercises' points and only those.
+  The soak test grades each wrong answer alone (``wrong-<exercise>-<name>``), which also proves that
+  no wrong answer is caught only through another exercise's (``make test PYTEST_ARGS="-m soak"``).
 
 Autograde times are written to ``_build/exercises/autograde_times.json``.
 """
@@ -762,20 +764,33 @@ def test_self_grade_grades_one_notebook_with_the_hidden_tests_and_leaves_it_alon
 
 # ---- grading with nbgrader autograde ---------------------------------------------------------------------------------
 
-def _submissions(assignment, course_dir):
-    """``{student id: (notebook, wrong exercise or None)}``."""
+def _wrong_notebooks(assignment, alone):
+    """``{student id: wrong answer files}``: the k-th wrong answer of every exercise in one notebook (a
+    graded notebook costs seconds), or with ``alone`` one notebook per wrong answer."""
+    paths = wrong_answers(assignment)
+    if alone:
+        return {f"wrong-{p.stem.replace('__', '-')}".replace("_", "-"): [p] for p in paths}
+    by_exercise = {}
+    for path in paths:
+        by_exercise.setdefault(path.stem.split("__")[0], []).append(path)
+    rounds = max(map(len, by_exercise.values()))
+    return {f"wrong-{k}": [ps[k] for ps in by_exercise.values() if k < len(ps)] for k in range(rounds)}
+
+
+def _submissions(assignment, course_dir, alone=False):
+    """``{student id: (notebook, the exercises it answers wrong)}``."""
     source = source_notebook(assignment)
     released_nb = nbformat.read(course_dir / "release" / assignment / f"{assignment}.ipynb", as_version=4)
     deleted = nbformat.from_dict(json.loads(json.dumps(source)))
     first = next(iter(exercises(assignment)))
     deleted.cells = [c for c in deleted.cells if c.id != f"{first}-tests"]  # put back by add_missing_cells
-    subs = {"solutions": (source, None), "untouched": (released_nb, None), "deleted-a-test-cell": (deleted, None)}
-    for path in wrong_answers(assignment):
-        exercise, name = path.stem.split("__")
+    subs = {"solutions": (source, set()), "untouched": (released_nb, set()), "deleted-a-test-cell": (deleted, set())}
+    for student, paths in _wrong_notebooks(assignment, alone).items():
         nb = nbformat.from_dict(json.loads(json.dumps(source)))  # deep copy
-        cell = next(c for c in nb.cells if c.id == exercise)
-        cell.source = path.read_text().rstrip("\n")
-        subs[f"wrong-{exercise}-{name}".replace("_", "-")] = (nb, exercise)
+        for path in paths:
+            cell = next(c for c in nb.cells if c.id == path.stem.split("__")[0])
+            cell.source = path.read_text().rstrip("\n")
+        subs[student] = (nb, {path.stem.split("__")[0] for path in paths})
     return subs
 
 
@@ -791,11 +806,11 @@ def _traceback(result):
     return log[max(first - 500, 0):][:6000] if first >= 0 else log[-6000:]
 
 
-def _autograde(assignment, released):
+def _autograde(assignment, released, alone=False):
     """Autograde every submission of one assignment in a copy of the released course."""
-    course_dir = released["course"].parent / f"grade-{assignment}"
+    course_dir = released["course"].parent / f"grade-{assignment}{'-alone' if alone else ''}"
     shutil.copytree(released["course"], course_dir)
-    subs = _submissions(assignment, course_dir)
+    subs = _submissions(assignment, course_dir, alone)
     for student, (nb, _) in subs.items():
         target = course_dir / "submitted" / student / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True)
@@ -821,17 +836,28 @@ def _autograde(assignment, released):
             "wall_s": wall, "log": result.stderr}
 
 
-@pytest.fixture(scope="session")
-def graded(released, request):
+def _grade_selected(released, request, alone):
     """The assignments autograded, two at a time: ``{assignment: results}``. Only those whose tests
     were selected (``-k 06_custom``), so one assignment can be iterated on alone."""
     selected = {item.callspec.params.get("assignment") for item in request.session.items
                 if hasattr(item, "callspec")}
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {a: pool.submit(_autograde, a, released) for a in ASSIGNMENTS if a in selected}
-        results = {a: f.result() for a, f in futures.items()}
+        futures = {a: pool.submit(_autograde, a, released, alone) for a in ASSIGNMENTS if a in selected}
+        return {a: f.result() for a, f in futures.items()}
+
+
+@pytest.fixture(scope="session")
+def graded(released, request):
+    """The wrong answers packed, the k-th of every exercise in one notebook."""
+    results = _grade_selected(released, request, alone=False)
     _write_times(results, released)
     return results
+
+
+@pytest.fixture(scope="session")
+def graded_alone(released, request):
+    """Each wrong answer in a notebook of its own (the soak test; about three times the notebooks)."""
+    return _grade_selected(released, request, alone=True)
 
 
 def _cell_seconds(cell):
@@ -898,19 +924,31 @@ def test_untouched_release_scores_zero_everywhere(graded, assignment):
     assert all(score == 0 for score, _ in scores.values()), scores
 
 
+def _wrong_answer_problems(r, assignment):
+    problems = []
+    for student, wrong in r["wrong"].items():
+        if not wrong:
+            continue
+        for name, (score, top) in r["scores"][student].items():
+            if name in wrong and score >= top:
+                problems.append(f"{student}: not caught, {name} scored {score}/{top}")
+            if name not in wrong and score < full_marks(assignment, name, top):
+                problems.append(f"{student}: also lost points on {name} ({score}/{top})")
+    return problems
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_wrong_answer_loses_its_exercise_points_and_only_those(graded, assignment):
-    r = graded[assignment]
-    problems = []
-    for student, exercise in r["wrong"].items():
-        if exercise is None:
-            continue
-        for name, (score, top) in r["scores"][student].items():
-            if name == exercise and score >= top:
-                problems.append(f"{student}: not caught, {name} scored {score}/{top}")
-            if name != exercise and score < full_marks(assignment, name, top):
-                problems.append(f"{student}: also lost points on {name} ({score}/{top})")
+    problems = _wrong_answer_problems(graded[assignment], assignment)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_wrong_answer_alone_loses_its_exercise_points_and_only_those(graded_alone, assignment):
+    """As above, one wrong answer per notebook: none is caught only because another exercise's broke its test."""
+    problems = _wrong_answer_problems(graded_alone[assignment], assignment)
     assert not problems, "\n".join(problems)
 
 

@@ -2,7 +2,7 @@
 
 The slow test starts a one-node cluster of Debian's ``slurm-wlm`` on this machine (its own munged,
 key and socket, slurmctld and slurmd from a ``slurm.conf`` in a temp folder: 2 CPUs, no cgroups),
-grades a class of 24 notebooks in 3 array tasks, kills one task's grader halfway, resubmits it with
+grades a class of 12 notebooks in 3 array tasks, kills one task's grader halfway, resubmits it with
 the command ``merge`` prints, and compares the merged gradebook and ``export`` with a plain
 ``grade`` of the same class. It skips, saying so, where the packages are not installed (``.ci/run``
 installs them with apt) or it cannot run as root (slurmd starts jobs as their user).
@@ -28,7 +28,7 @@ from autograder.course import Course
 from autograder.grading import gradebook
 
 ASSIGNMENT = "05_accumulation"  # three exercises: the cheapest notebook to grade
-STUDENTS = 24
+STUDENTS = 12  # every kind of notebook in _class at least once, 4 per task: a kill after 2 is halfway
 TASKS = 3
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "scancel", "sinfo")
 
@@ -227,12 +227,13 @@ def _processes_of(job):
     return found
 
 
-def _class(base, course_dir):
-    """24 submissions of 05_accumulation, cycling through the solution, the untouched release, a deleted
-    test cell and the wrong-answer corpus, in a plain folder ``collect`` takes."""
+def _class(base, course_dir, n=STUDENTS):
+    """``n`` submissions of 05_accumulation, cycling through the solution, the untouched release, a deleted
+    test cell, a late one and the wrong-answer corpus (10 notebooks), in a plain folder ``collect`` takes."""
     students = synthetic_classes.normal_students(course_dir, ASSIGNMENT)
+    assert n >= len(students), f"{n} submissions leave out some of the {len(students)} kinds"
     folder = base / "export"
-    for k in range(STUDENTS):
+    for k in range(n):
         student = students[k % len(students)]
         path = folder / f"s{k:02d}-{student.id}" / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
@@ -261,7 +262,7 @@ def test_a_class_graded_on_slurm_with_a_failed_task_resubmitted_equals_a_plain_g
     jobs = json.loads((course_dir / "grading" / "slurm" / "jobs.json").read_text())
     assert f"squeue -j {jobs['array']},{jobs['merge']}" in submitted and "sacct -j" in submitted
 
-    # kill task 2's grader halfway: after 4 of its 8 submissions
+    # kill task 2's grader halfway: after 2 of its 4 submissions
     shard2 = course_dir / "grading" / "shards" / f"2-of-{TASKS}"
     half = STUDENTS // TASKS // 2
     _wait(lambda: len(list(shard2.glob("*/*.json"))) >= half, 600, "task 2 to grade half its submissions",
