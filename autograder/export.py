@@ -32,7 +32,7 @@ def grade_table(course):
                 scores = {}
                 for nb in sub.notebooks:
                     for grade in nb.grades:
-                        scores[_exercise(grade.name)] = grade.score
+                        scores[_exercise(grade.name)] = None if _not_graded(grade) else grade.score
                 table["scores"][(sub.student_id, assignment.name)] = {
                     "score": sub.score, "exercises": scores, "late_seconds": sub.total_seconds_late,
                     "penalty": sub.late_submission_penalty}
@@ -40,6 +40,11 @@ def grade_table(course):
             table["students"].append({"id": student.id, "first_name": student.first_name or "",
                                       "last_name": student.last_name or "", "email": student.email or ""})
     return table
+
+
+def _not_graded(grade):
+    """Left blank by the judge (``judge.NotGraded``) and not graded by hand since: blank, not 0."""
+    return grade.auto_score is None and grade.manual_score is None and grade.needs_manual_grade
 
 
 def _cell_order(course, assignment):
@@ -81,4 +86,5 @@ def export(course, output=None):
 
 
 def _num(x):
-    return f"{x:g}"
+    """A score as the CSV writes it; None (not graded: a GPU-only exercise without a GPU) is blank."""
+    return "" if x is None else f"{x:g}"

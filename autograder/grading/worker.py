@@ -76,8 +76,7 @@ class Worker:
 
     def nbgrader_config(self, root, assignment, student):
         from nbconvert.preprocessors import ClearMetadataPreprocessor
-        from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,
-                                            SaveAutoGrades)
+        from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput
         from traitlets.config import Config
         from traitlets.config.loader import PyFileConfigLoader
         if self._config is None:
@@ -92,7 +91,7 @@ class Worker:
         cfg.Autograde.autograde_preprocessors = [
             execute.SandboxedExecute, scoring.TestCellOutputs, execute.VerifyTests, scoring.OnlyVerifiedPoints,
             execute.AfterStudentCode, IgnorePattern,
-            ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+            ClearMetadataPreprocessor, LimitOutput, judge.JudgedSaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
         cfg.Execute.kernel_name = KERNEL_NAME
         if self.settings.get("cell_timeout"):
             seconds = int(self.settings["cell_timeout"])
