@@ -40,6 +40,8 @@ from nbclient.util import ensure_async, run_sync
 from . import protocol, sandbox
 
 EXERCISES = Path(__file__).resolve().parent / "exercises"
+STUDENT_MODULES = ["autograder", "autograder.grading", "autograder.grading.runner", "autograder.grading.protocol",
+                   "autograder.grading.cases"]  # what the student process may import of the grader (the rest: integrity.csv)
 RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
 DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}

@@ -166,6 +166,7 @@ class Worker:
         files = file_policy(self.student_lib if judged else self.lib, write, self.deny, bool(self.landlock))
         if judged:
             files["preload"] = []
+            files["grader_modules"] = judge.STUDENT_MODULES
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
                 **files, "seccomp": True,
@@ -328,6 +329,10 @@ class Worker:
         if "signal" in kinds:
             context.note(f"sent signals to other processes ({'blocked' if self.landlock >= 6 else 'not blocked'}): "
                          f"{', '.join(sorted(set(kinds['signal']))[:3])}")
+        if "import" in kinds:
+            names = sorted(set(kinds["import"]))
+            context.note(f"imported outside its allowance (the grader's modules are not in the student process): "
+                         + ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else ""))
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
 
