@@ -459,7 +459,8 @@ def self_grade(notebook, assignment=None, course_dir=NOTEBOOKS):
         with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
             grades = gb.find_submission_notebook(assignment, assignment, "me").grades
             order = [c.id for c in graded.cells]
-            rows = [(g.name[:-len("-tests")], None if _not_graded(g) else g.score, g.max_score, messages.get(g.name, ""))
+            rows = [(g.name[:-len("-tests")], None if _not_graded(g) else g.score, g.max_score,
+                     messages.get(g.name, ""))
                     for g in sorted(grades, key=lambda g: order.index(g.name) if g.name in order else len(order))]
     return assignment, rows
 

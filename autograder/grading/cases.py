@@ -569,7 +569,7 @@ def _gpu_evaluate(fn, recipe, call, torch):
             "mean": mean if isinstance(mean, float) else None, "predictions_type": type(predictions).__name__,
             "predictions": predictions if numeric else None, "grad_modes": modes, "graphs": graphs,
             "devices": _gpu_devices(model.parameters()),
-            "batch_devices": _gpu_devices([t for pair_ in batches for t in pair_])}
+            "batch_devices": _gpu_devices([t for inputs_targets in batches for t in inputs_targets])}
 
 
 def _gpu_sleeps(fn, recipe, call, torch):

@@ -40,8 +40,9 @@ from nbclient.util import ensure_async, run_sync
 from . import protocol, sandbox
 
 EXERCISES = Path(__file__).resolve().parent / "exercises"
+# what the student process may import of the grader; importing anything else is an integrity.csv row
 STUDENT_MODULES = ["autograder", "autograder.grading", "autograder.grading.runner", "autograder.grading.protocol",
-                   "autograder.grading.cases"]  # what the student process may import of the grader (the rest: integrity.csv)
+                   "autograder.grading.cases"]
 RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
 DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
