@@ -260,9 +260,22 @@ def _print_grade_summary(records, summary, shard):
                   + "; ".join(r["notes"] + ([r["error"].strip().splitlines()[-1]] if r["error"] else [])))
     for line in summary.get("guard", []):
         print("  WARNING: " + line)
+    _print_not_graded(records)
     if shard:
         print(f"results in grading/shards/{shard.replace('/', '-of-')}/; run `autograder merge` when every shard is done")
     print(f"log: {summary['log']}")
+
+
+def _print_not_graded(records):
+    """Once per exercise, loudly: points the judge could not grade on this machine (blank, not 0)."""
+    cells = {}
+    for r in records:
+        for name in r.get("not_graded", []):
+            cells.setdefault((r["assignment"], name), []).append(r["student"])
+    for (assignment, name), students in sorted(cells.items()):
+        print(f"*** NOT GRADED: {assignment}:{name.removesuffix('-tests')} on {len(students)} submission(s): it needs "
+              "a real CUDA device and this machine has none. Its points are blank in the gradebook and the export "
+              "(not 0); grade this assignment on a GPU machine to score them (notebooks/README.md, 09_gpu). ***")
 
 
 if __name__ == "__main__":

@@ -454,22 +454,39 @@ def self_grade(notebook, assignment=None, course_dir=NOTEBOOKS):
                     messages.setdefault(cell.id, f"{output.ename}: {output.evalue}")
                 elif output.output_type == "stream" and output.name == "stderr":
                     messages.setdefault(cell.id, f"wrote to stderr: {output.text.strip()[:300]}")
+                elif output.get("data", {}).get("text/plain", "").startswith("NOT GRADED HERE"):
+                    messages.setdefault(cell.id, output.data["text/plain"])
         with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
             grades = gb.find_submission_notebook(assignment, assignment, "me").grades
             order = [c.id for c in graded.cells]
-            rows = [(g.name[:-len("-tests")], g.score, g.max_score, messages.get(g.name, ""))
+            rows = [(g.name[:-len("-tests")], None if _not_graded(g) else g.score, g.max_score,
+                     messages.get(g.name, ""))
                     for g in sorted(grades, key=lambda g: order.index(g.name) if g.name in order else len(order))]
     return assignment, rows
 
 
+def _not_graded(grade):
+    """A grade the judge left blank (``judge.NotGraded``: no auto score, no manual one yet)."""
+    return grade.auto_score is None and grade.manual_score is None and grade.needs_manual_grade
+
+
 def format_self_grade(notebook, assignment, rows):
+    """The table ``make grade`` prints; an exercise that could not be graded here is blank and said once."""
     width = max(len(name) for name, *_ in rows)
     lines = [f"{notebook}: {assignment} graded with its hidden tests (as an instructor grades a class of one)"]
     for name, score, top, message in rows:
+        if score is None:
+            lines.append(f"  {name:{width}}  -- / {top:g}   not graded here")
+            continue
         lines.append(f"  {name:{width}}  {score:g} / {top:g}" + (f"   {message.splitlines()[0][:300]}" if message and
                                                                   score < top else ""))
-    total, top = sum(r[1] for r in rows), sum(r[2] for r in rows)
-    lines.append(f"  {'total':{width}}  {total:g} / {top:g}")
+    graded = [r for r in rows if r[1] is not None]
+    total, top = sum(r[1] for r in graded), sum(r[2] for r in graded)
+    lines.append(f"  {'total':{width}}  {total:g} / {top:g}" + (" (of the exercises graded here)"
+                                                                if len(graded) < len(rows) else ""))
+    for name, score, top, message in rows:
+        if score is None:
+            lines.append(f"*** NOT GRADED: {name} ({top:g} points): {message or 'not gradable on this machine'} ***")
     lines.append("Your notebook was only read, not changed.")
     return "\n".join(lines)
 

@@ -53,7 +53,7 @@ def grade_table(course):
                 scores, adjusted = {}, {}
                 for nb in sub.notebooks:
                     for grade in nb.grades:
-                        scores[exercise_name(grade.name)] = grade.score
+                        scores[exercise_name(grade.name)] = None if _not_graded(grade) else grade.score
                 for exercise in scores:
                     override = state["adjustments"].get(f"{sub.student_id}/{assignment.name}/{exercise}")
                     if override:
@@ -72,6 +72,11 @@ def grade_table(course):
                                       "last_name": student.last_name or "", "email": student.email or "",
                                       "lms_user_id": student.lms_user_id or ""})
     return table
+
+
+def _not_graded(grade):
+    """Left blank by the judge (``judge.NotGraded``) and not graded by hand since: blank, not 0."""
+    return grade.auto_score is None and grade.manual_score is None and grade.needs_manual_grade
 
 
 def _cell_order(course, assignment):
@@ -240,4 +245,5 @@ def _fold(text):
 
 
 def _num(x):
-    return f"{x:g}"
+    """A score as the CSV writes it; None (not graded: a GPU-only exercise without a GPU) is blank."""
+    return "" if x is None else f"{x:g}"

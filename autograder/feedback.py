@@ -6,7 +6,9 @@ tests, and tracebacks that quote the hidden tests' lines and the check modules' 
 and in every traceback replaces the quoted lines that belong to a hidden region and the frames
 inside the course's check modules (``autograder/checks``) by ``[hidden test]``. The error
 message itself stays: the checks write it for the student ("walk on a chain of 50000
-additions: RecursionError ...").
+additions: RecursionError ..."). ``OutputsAsText`` keeps only text and raster images of every
+output and escapes the student's own Markdown cells: nothing a submission produced runs as HTML or
+JavaScript in the feedback.
 """
 import html
 import json
@@ -151,6 +153,35 @@ def redact_output(output, secrets):
     return hit
 
 
+SHOWN_MIMES = ("text/plain", "image/png", "image/jpeg")  # text, and pictures that cannot carry a script
+
+
+class OutputsAsText(NbGraderPreprocessor):
+    """Everything the student wrote or displayed as text: every output keeps only text and raster images
+    (HTML, SVG, JavaScript, Markdown, LaTeX and widgets are dropped; nbconvert escapes the text), the
+    student's own Markdown cells (not locked: autograde restores locked ones from the release) are shown
+    escaped, and raw cells lose the format that would paste them into the page. So nothing a submission
+    produced runs in whoever opens the feedback."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "markdown" and not (cell.metadata.get("nbgrader") or {}).get("locked"):
+            cell.source = html.escape(cell.source)
+        if cell.cell_type == "raw":
+            for key in ("format", "raw_mimetype"):
+                cell.metadata.pop(key, None)
+        for output in cell.get("outputs", []):
+            data = output.get("data")
+            if not data:
+                continue
+            dropped = sorted(mime for mime in data if mime not in SHOWN_MIMES)
+            for mime in dropped:
+                del data[mime]
+            if dropped and "text/plain" not in data:
+                data["text/plain"] = f"[{', '.join(dropped)} output: not shown in feedback]"
+            output.metadata = {}
+        return cell, resources
+
+
 class RedactHiddenTests(NbGraderPreprocessor):
     """Hidden-test regions out of the sources, their lines out of every traceback, and the
     lines of hidden tests and checks out of every output, whatever printed them."""
@@ -199,7 +230,7 @@ def feedback(course, assignment=None, students=None, reveal_hidden=False):
         cfg.CourseDirectory.db_url = course.db_url
         cfg.CourseDirectory.assignment_id = assignment or "*"
         cfg.CourseDirectory.student_id = student
-        steps = [GetGrades, CSSHTMLHeaderPreprocessor]
+        steps = [GetGrades, OutputsAsText, CSSHTMLHeaderPreprocessor]
         if not reveal_hidden:
             steps.insert(1, RedactHiddenTests)
         cfg.GenerateFeedback.preprocessors = steps

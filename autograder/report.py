@@ -35,6 +35,7 @@ def _stats(course):
         exercise_pass = {}
         for exercise, top in info["exercises"].items():
             got = [sub["exercises"].get(exercise, 0) for sub in subs.values()]
+            got = [g for g in got if g is not None]  # not graded: left out of the pass rate
             exercise_pass[exercise] = (sum(1 for g in got if g >= top) / len(got)) if got else None
         stats[name] = {"max": info["max"], "scores": [sub["score"] for sub in subs.values()],
                        "late": sum(1 for sub in subs.values() if (sub["late_seconds"] or 0) > 0),

@@ -732,3 +732,27 @@ def test_without_landlock_what_a_submission_breaks_is_put_back(tmp_path):
             got = {g.name[:-len("-tests")]: g.score for g in gb.find_submission_notebook("01_graphs", "01_graphs",
                                                                                           st.id).grades}
             assert got == {k: float(v) for k, v in st.expected.items()}, (st.id, got)
+
+
+def test_feedback_shows_what_a_submission_displayed_as_text_never_as_html():
+    """A student's displayed HTML, SVG or JavaScript and the Markdown cells they added reach the feedback page
+    as escaped text: no tag or handler of theirs is in the page (the red team's script/onerror exfiltration)."""
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
+    payload = '<script>steal("rt")</script><img src=x onerror="steal(1)">'
+    outputs = [new_output("display_data", data={"text/html": payload, "text/plain": "<IPython HTML object>"}),
+               new_output("display_data", data={"image/svg+xml": f"<svg>{payload}</svg>"}),
+               new_output("display_data", data={"application/javascript": 'steal("js")'}),
+               new_output("execute_result", data={"text/markdown": payload, "text/plain": "42"}, execution_count=1),
+               new_output("stream", name="stdout", text=payload)]
+    locked = new_markdown_cell("## Exercise *1*", metadata={"nbgrader": {"locked": True}})
+    nb = new_notebook(cells=[locked, new_code_cell("show()", outputs=outputs), new_markdown_cell(payload),
+                             new_raw_cell(payload, metadata={"format": "text/html"})])
+    nb, _ = feedback.OutputsAsText().preprocess(nb, {})
+    page, _ = HTMLExporter(template_name="classic").from_notebook_node(nb)
+    assert "steal(" in page, "the student's text is shown"
+    assert not re.search(r"<script>\s*steal|<img[^>]*onerror|<svg>", page), "no tag of the student's"
+    data = [o.get("data", {}) for o in nb.cells[1].outputs[:4]]
+    assert [sorted(d) for d in data] == [["text/plain"]] * 4
+    assert data[1]["text/plain"] == "[image/svg+xml output: not shown in feedback]"
+    assert "<em>1</em>" in page, "the release's locked Markdown still renders"

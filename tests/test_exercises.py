@@ -82,19 +82,21 @@ def real_gpu():
 
 
 def full_marks(assignment, exercise, points):
-    """What a right answer scores here: its points, but 0 for a GPU-only exercise on a machine without a GPU
-    (never free points; the test below checks it fails with the message that says so)."""
-    return 0 if exercise in gpu_only(assignment) and not real_gpu() else points
+    """What a right answer scores here: its points, but None (not graded: blank, neither 0 nor free points) for a
+    GPU-only exercise on a machine without a GPU; the test below checks the cell says so."""
+    return None if exercise in gpu_only(assignment) and not real_gpu() else points
 
 
 def check_full_marks(assignment, nb, scores):
-    """Every exercise scores full_marks; a GPU-only one without a GPU fails with the message that says why."""
+    """Every exercise scores full_marks; a GPU-only one without a GPU is not graded and says why."""
     assert set(scores) == set(exercises(assignment))
     assert all(score == full_marks(assignment, name, top) for name, (score, top) in scores.items()), scores
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             if cell.id[:-len("-tests")] in gpu_only(assignment) and not real_gpu():
-                assert output.output_type != "error" or "needs a real CUDA device" in output.evalue, output.evalue
+                assert output.output_type != "error", output.evalue
+                if output.output_type == "display_data":
+                    assert output.data["text/plain"].startswith("NOT GRADED HERE: needs a real CUDA device")
                 continue
             assert output.output_type != "error", f"{cell.id}: {output.get('evalue')}"
             assert not (output.output_type == "stream" and output.name == "stderr"), f"{cell.id}: {output.text}"
@@ -237,15 +239,26 @@ def test_checks_refuse_chibigrads_clip_grad_norm_in_05():
     assert clip_grad_norm_.__code__.co_name == "clip_grad_norm_", "restored afterwards"
 
 
-def test_gpu_only_checks_catch_their_wrong_answers_on_a_fake_asynchronous_device(monkeypatch):
-    """Without a GPU a GPU-only exercise scores 0 whatever the answer, so grading here cannot show its wrong answers
-    caught. Its checks run here on a fake asynchronous device instead: `work()` queues 30 ms of device time and
-    returns at once, `torch.cuda.synchronize()` waits until the queue is done, as a GPU's does. The solution passes
-    every check; each wrong answer fails one."""
+def _in_process_student(source):
+    """A judge.Student whose calls the runner answers in this process, in a namespace where ``source`` ran."""
     import numpy as np
 
     import chibigrad
-    from autograder.checks import a09_gpu
+    from autograder.grading import protocol, runner
+    namespace = {"torch": chibigrad, "time": time, "np": np}
+    exec(source, namespace)
+    return judge.Student(lambda request, timeout: (runner.answer(protocol.Call.from_json(request), namespace).to_json(),
+                                                   None))
+
+
+def test_gpu_only_checks_catch_their_wrong_answers_on_a_fake_asynchronous_device(monkeypatch):
+    """Without a GPU a GPU-only exercise is not graded whatever the answer, so grading here cannot show its wrong
+    answers caught. The judge's check runs here on a fake asynchronous device instead: `work()` queues 30 ms of
+    device time and returns at once, `torch.cuda.synchronize()` waits until the queue is done, as a GPU's does.
+    The solution passes every check; each wrong answer fails one."""
+    import chibigrad
+    from autograder.grading import cases
+    from autograder.grading.exercises import a09_gpu
     assert a09_gpu.GPU_ONLY == ("time_per_call",)
     busy = [0.0]  # when the fake device's queue is done
 
@@ -255,31 +268,42 @@ def test_gpu_only_checks_catch_their_wrong_answers_on_a_fake_asynchronous_device
     def synchronize(device=None):
         time.sleep(max(0.0, busy[0] - time.perf_counter()))
 
-    def reference():
+    def reference(n, k):
         synchronize()
         start = time.perf_counter()
         work()
         synchronize()
         return time.perf_counter() - start
 
+    def busy_observer(fn, recipe, call, torch):  # the student side of "gpu_busy", on the fake device
+        got = call(fn, work, "cuda", 2, recipe["repeats"])
+        return {"value": got if isinstance(got, float) else None, "type": type(got).__name__}
+
     monkeypatch.setattr(chibigrad.cuda, "synchronize", synchronize)
-
-    def grade(source):
-        namespace = {"torch": chibigrad, "time": time, "np": np}
-        exec(source, namespace)
-        answer = namespace["time_per_call"]
-        a09_gpu._check_counts_and_median(answer, "cpu")
-        a09_gpu._check_counts_and_median(answer, chibigrad.device("cuda"))
-        a09_gpu._check_synchronised(answer, work, reference)
-
+    monkeypatch.setattr(a09_gpu, "real_gpu", lambda: True)
+    monkeypatch.setattr(a09_gpu, "gpu_seconds", reference)
+    monkeypatch.setattr(cases, "_gpu_busy", busy_observer)
     solution = next(c for c in source_notebook("09_gpu").cells if c.id == "time_per_call")
-    grade(solution.source)
+    a09_gpu.time_per_call(_in_process_student(solution.source))
     answers = [p for p in wrong_answers("09_gpu") if p.stem.split("__")[0] == "time_per_call"]
     assert len(answers) >= 2
     for path in answers:
         with pytest.raises(AssertionError):
-            grade(path.read_text())
+            a09_gpu.time_per_call(_in_process_student(path.read_text()))
             print(f"not caught: {path.name}")
+
+
+def test_gpu_only_check_is_not_graded_without_a_real_gpu_in_the_judges_process():
+    """The judge asks its own chibigrad whether there is a real GPU; without one a right answer is not graded
+    (never 0, never points) and the student process is not even asked."""
+    from autograder.grading.exercises import a09_gpu
+    if a09_gpu.real_gpu():
+        pytest.skip("this machine has a real GPU")
+    solution = next(c for c in source_notebook("09_gpu").cells if c.id == "time_per_call")
+    student = _in_process_student(solution.source)
+    with pytest.raises(judge.NotGraded, match="needs a real CUDA device"):
+        a09_gpu.time_per_call(student)
+    assert student.calls == 0
 
 
 # ---- what Validate tells a student: the visible tests against the wrong answers -------------------------------------
@@ -829,7 +853,8 @@ def _autograde(assignment, released, alone=False):
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
         for student in subs:
             nb = gb.find_submission_notebook(assignment, assignment, student)
-            scores[student] = {g.name[:-len("-tests")]: (g.score, g.max_score) for g in nb.grades}
+            scores[student] = {g.name[:-len("-tests")]: (None if build._not_graded(g) else g.score, g.max_score)
+                               for g in nb.grades}
     autograded = {s: nbformat.read(course_dir / "autograded" / s / assignment / f"{assignment}.ipynb", as_version=4)
                   for s in subs}
     return {"scores": scores, "wrong": {s: e for s, (_, e) in subs.items()}, "autograded": autograded,
@@ -930,6 +955,13 @@ def _wrong_answer_problems(r, assignment):
         if not wrong:
             continue
         for name, (score, top) in r["scores"][student].items():
+            if full_marks(assignment, name, top) is None:  # GPU-only, no GPU here: blank or 0, never points
+                if score:
+                    problems.append(f"{student}: {name} scored {score}/{top} without a GPU")
+                continue
+            if score is None:
+                problems.append(f"{student}: {name} was not graded")
+                continue
             if name in wrong and score >= top:
                 problems.append(f"{student}: not caught, {name} scored {score}/{top}")
             if name not in wrong and score < full_marks(assignment, name, top):

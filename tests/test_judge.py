@@ -248,3 +248,27 @@ def test_make_grade_on_a_judged_notebook(tmp_path):
     assert assignment == "01b_engine" and [(r[0], r[1], r[2]) for r in rows] == [
         ("backward_order", 3, 3), ("accumulate", 2, 2), ("formulas", 3, 3), ("backward", 4, 4)], rows
     assert path.read_bytes() == before
+
+
+def test_importing_the_graders_modules_in_a_judged_kernel_is_reported(tmp_path):
+    """The audit hook of a judged kernel reports an import of the grader's modules beyond the runner's (whether
+    or not it succeeds): the worker turns it into a note that integrity.csv lists."""
+    events = tmp_path / "events"
+    code = f"""
+import os, sys
+from autograder.grading import judge, sandbox
+fd = os.open({str(events)!r}, os.O_WRONLY | os.O_CREAT)
+sandbox.install_audit_hook(fd, [{str(tmp_path)!r}], grader_modules=judge.STUDENT_MODULES)()
+for name in ("autograder.grading.cases", "autograder.checks.a01_graphs", "autograder.grading.exercises.a09_gpu"):
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
+    reported = [json.loads(line) for line in events.read_text().splitlines()]
+    assert ["import", "autograder.checks.a01_graphs"] in reported
+    assert ["import", "autograder.grading.exercises.a09_gpu"] in reported
+    assert not any(detail.startswith("autograder.grading.cases") for _, detail in reported), reported
+    from autograder import integrity
+    assert any(sign in "imported outside its allowance (the grader's modules ...)" for sign in integrity.TAMPER_SIGNS)

@@ -155,6 +155,8 @@ def build(recipe, namespace):
         return (), {"recipe": recipe}
     if kind == "compiled_step":
         return (), {"optimizer": recipe["optimizer"]}
+    if kind == "gpu":  # 09_gpu: the observer builds the batch or model on the student's devices
+        return (), {"recipe": recipe}
     if kind == "function":  # a custom Function's inputs (06b): tensors of one dtype, tangents, constant arguments
         import chibigrad as torch
         dtype = getattr(torch, recipe.get("dtype", "float64"))
@@ -270,6 +272,8 @@ def observe(what, fn, args, context, call):
                 "without": compiled_params(context["optimizer"], [])}
     if what in VMAP_OBSERVERS:
         return VMAP_OBSERVERS[what](fn, args, context, call)
+    if what.startswith("gpu_"):
+        return gpu_observe(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -541,3 +545,184 @@ def _observe_per_sample(fn, args, context, call):
 
 VMAP_RECIPES = {"vmap_rule": _vmap_rule_case, "vmap_engine": _vmap_engine_case, "vmap_params": _vmap_params_case}
 VMAP_OBSERVERS = {"batch_rule": _observe_rule, "vmap_with_rule": _observe_vmap, "per_sample": _observe_per_sample}
+
+
+# ---- 09_gpu: batches, models and timings on two devices ------------------------------------------------------------
+# A batch travels as a spec (plain data): {"tensor": array, "dtype", "on", "grad"}, {"list": [...]},
+# {"tuple": [...]}, {"point": [x, y, label]}, {"dict": [[key, spec], ...]}, {"array": array} (a numpy array the
+# student must return as it is) or {"py": value}. Models travel as their weights.
+
+def gpu_make(spec, torch, Point):
+    """The batch a spec describes, built with ``torch`` (the student edition there, the full one in the judge)."""
+    if "tensor" in spec:
+        t = torch.tensor(spec["tensor"], dtype=getattr(torch, spec["dtype"]), requires_grad=spec.get("grad", False))
+        return t if spec["on"] == "cpu" else t.to(spec["on"])
+    if "dict" in spec:
+        return {key: gpu_make(value, torch, Point) for key, value in spec["dict"]}
+    if "point" in spec:
+        return Point(*(gpu_make(s, torch, Point) for s in spec["point"]))
+    for kind in ("list", "tuple"):
+        if kind in spec:
+            return {"list": list, "tuple": tuple}[kind](gpu_make(s, torch, Point) for s in spec[kind])
+    return spec["array"] if "array" in spec else spec["py"]
+
+
+def gpu_net(torch, nn, weights, device):
+    """Linear(4, 6), Tanh, Linear(6, 3) in float64 with the judge's weights, on ``device``."""
+    net = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 3)).double()
+    with torch.no_grad():
+        for p, w in zip(net.parameters(), weights):
+            p.copy_(torch.tensor(w, dtype=torch.float64))
+    return net.to(device)
+
+
+def gpu_optimizer(torch, name, params):
+    return {"sgd": lambda: torch.optim.SGD(params, lr=0.1),
+            "momentum": lambda: torch.optim.SGD(params, lr=0.05, momentum=0.9, weight_decay=0.01),
+            "adam": lambda: torch.optim.Adam(params, lr=0.01)}[name]()
+
+
+def gpu_targets(torch, array):
+    return torch.tensor(array, dtype=torch.int64 if array.dtype.kind in "iu" else torch.float64)
+
+
+def _gpu_device(torch, recipe):
+    return torch.device(recipe["device"]) if recipe.get("as_device") else recipe["device"]
+
+
+def _gpu_leaves(obj, path="batch"):
+    """``(path, value)`` of every non-container inside ``obj``."""
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _gpu_leaves(value, f"{path}[{key!r}]")
+    elif isinstance(obj, (list, tuple)):
+        for k, value in enumerate(obj):
+            yield from _gpu_leaves(value, f"{path}[{k}]")
+    else:
+        yield path, obj
+
+
+def _host64(torch, t):
+    """A copy of ``t``'s values (a later step changes the parameters in place)."""
+    try:
+        return np.array(t.detach().cpu().numpy(), dtype=np.float64)
+    except Exception:
+        return None
+
+
+def gpu_describe(got, want, torch):
+    """What ``got`` (the student's result) is, read along ``want`` (the batch passed in), as data."""
+    if isinstance(want, torch.Tensor):
+        if not isinstance(got, torch.Tensor):
+            return {"kind": type(got).__name__}
+        return {"kind": "tensor", "device": got.device.type, "dtype": str(got.dtype).split(".")[-1],
+                "shape": list(got.shape), "values": _host64(torch, got)}
+    if isinstance(want, (dict, list, tuple)):
+        out = {"kind": type(got).__name__, "same_type": type(got) is type(want)}
+        if isinstance(want, dict) and isinstance(got, dict):
+            out["keys"] = [k if isinstance(k, str) else repr(k) for k in got]
+            out["items"] = [gpu_describe(got[k], want[k], torch) for k in want if k in got]
+        elif isinstance(want, (list, tuple)) and isinstance(got, (list, tuple)):
+            out["len"] = len(got)
+            out["items"] = [gpu_describe(g, w, torch) for g, w in zip(got, want)]
+        return out
+    return {"kind": "same" if got is want else "other", "repr": repr(got)[:80]}
+
+
+def _gpu_devices(tensors):
+    return [t.device.type for t in tensors]
+
+
+def _gpu_train(fn, recipe, call, torch):
+    nn, F = torch.nn, torch.nn.functional
+    model = gpu_net(torch, nn, recipe["weights"], recipe["model_on"])
+    optimizer = gpu_optimizer(torch, recipe["opt"], model.parameters())
+    loss_fn = {"mse": F.mse_loss, "cross_entropy": F.cross_entropy}[recipe["loss"]]
+    params, steps = list(model.parameters()), []
+    for x, y in recipe["batches"]:
+        inputs, targets = torch.tensor(x).to(recipe["batch_on"]), gpu_targets(torch, y).to(recipe["batch_on"])
+        loss = call(fn, model, optimizer, loss_fn, inputs, targets)
+        now = list(model.parameters())
+        steps.append({"loss": loss if isinstance(loss, float) else None, "loss_type": type(loss).__name__,
+                      "batch_devices": _gpu_devices([inputs, targets]),
+                      "same_params": len(now) == len(params) and all(a is b for a, b in zip(now, params)),
+                      "devices": _gpu_devices(now),
+                      "grad_devices": [None if p.grad is None else p.grad.device.type for p in now],
+                      "values": [_host64(torch, p) for p in now]})
+    return steps
+
+
+def _gpu_evaluate(fn, recipe, call, torch):
+    model = gpu_net(torch, torch.nn, recipe["weights"], recipe["model_on"])
+    F = torch.nn.functional
+    batches = [(torch.tensor(x), gpu_targets(torch, y)) for x, y in recipe["batches"]]
+    modes, graphs = [], []
+    handle = model.register_forward_hook(lambda m, a, o: modes.append(torch.is_grad_enabled()))
+
+    def loss_fn(output, target):  # the recipe's loss, noting whether the output carries a graph
+        graphs.append(bool(output.requires_grad))
+        return {"mse": F.mse_loss, "cross_entropy": F.cross_entropy}[recipe["loss"]](output, target)
+    try:
+        result = call(fn, model, batches, loss_fn)
+    finally:
+        handle.remove()
+    pair = isinstance(result, tuple) and len(result) == 2
+    mean, predictions = result if pair else (None, None)
+    numeric = type(predictions) is np.ndarray and predictions.dtype.kind in "biuf"
+    return {"pair": pair, "result": repr(result)[:80], "mean_type": type(mean).__name__,
+            "mean": mean if isinstance(mean, float) else None, "predictions_type": type(predictions).__name__,
+            "predictions": predictions if numeric else None, "grad_modes": modes, "graphs": graphs,
+            "devices": _gpu_devices(model.parameters()),
+            "batch_devices": _gpu_devices([t for inputs_targets in batches for t in inputs_targets])}
+
+
+def _gpu_sleeps(fn, recipe, call, torch):
+    """``time_per_call`` on host sleeps of known lengths: how many calls, what it returned."""
+    import time
+    pauses, calls = recipe["pauses"], []
+
+    def sleeper():
+        time.sleep(pauses[min(len(calls), len(pauses) - 1)])
+        calls.append(1)
+    got = call(fn, sleeper, _gpu_device(torch, recipe), recipe["warmup"], recipe["repeats"])
+    return {"calls": len(calls), "value": got if isinstance(got, float) else None, "type": type(got).__name__}
+
+
+def _gpu_busy(fn, recipe, call, torch):
+    """``time_per_call`` on matmuls queued on the GPU (far longer to run than to queue)."""
+    torch.manual_seed(0)
+    x = torch.randn(recipe["n"], recipe["n"], device="cuda") / float(np.sqrt(recipe["n"]))
+
+    def work():
+        with torch.no_grad():
+            y = x
+            for _ in range(recipe["k"]):
+                y = y @ x
+        return y
+    got = call(fn, work, "cuda", 2, recipe["repeats"])
+    return {"value": got if isinstance(got, float) else None, "type": type(got).__name__}
+
+
+def gpu_observe(what, fn, recipe, call):
+    """The 09_gpu observers: call the student's function on the recipe's case, read what it did as data."""
+    from collections import namedtuple
+
+    import chibigrad as torch
+    if what == "gpu_moved":
+        Point = namedtuple("Point", "x y label")
+        batch = gpu_make(recipe["batch"], torch, Point)
+        before = [(p, v, v.device.type if isinstance(v, torch.Tensor) else None) for p, v in _gpu_leaves(batch)]
+        got = call(fn, batch, _gpu_device(torch, recipe))
+        after = list(_gpu_leaves(batch))
+        changed = [p for (p, v, d), (_, w) in zip(before, after) if v is not w or (d and v.device.type != d)]
+        grad = None
+        if recipe.get("grad") and isinstance(got, dict) and isinstance(got.get("w"), torch.Tensor):
+            moved = got["w"]
+            try:
+                grad = _host64(torch, torch.autograd.grad((moved * moved).sum(), [batch["w"]])[0])
+            except Exception as err:
+                grad = f"{type(err).__name__}: {err}"[:300]
+        return {"tree": gpu_describe(got, batch, torch), "changed": changed if len(after) == len(before) else
+                ["the batch's structure"], "grad": grad}
+    return {"gpu_train": _gpu_train, "gpu_evaluate": _gpu_evaluate, "gpu_sleeps": _gpu_sleeps,
+            "gpu_busy": _gpu_busy}[what](fn, recipe, call, torch)

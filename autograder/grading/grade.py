@@ -288,8 +288,10 @@ def record_of(reply):
     score = sum((g["auto_score"] or 0) for nb in result["notebooks"].values() for g in nb["grades"].values())
     top = sum(g["max_score"] for nb in result["notebooks"].values() for g in nb["grades"].values())
     status = "error" if reply.get("result") is None else ("missing" if not reply.get("valid_notebooks") else "graded")
+    not_graded = sorted(name for nb in result["notebooks"].values() for name, g in nb["grades"].items()
+                        if g["auto_score"] is None and g["needs_manual_grade"] and g["manual_score_seen"] is None)
     return {"assignment": reply["assignment"], "student": reply["student"], "status": status,
-            "auto_score": score, "max_score": top, "timestamp": result.get("timestamp"),
+            "auto_score": score, "max_score": top, "not_graded": not_graded, "timestamp": result.get("timestamp"),
             "submission_sha256": reply.get("submission_sha256"), "graded_at": reply.get("graded_at"),
             "notes": reply.get("notes", []), "error": reply.get("error"), "cells": reply.get("cells", {}),
             "verification": reply.get("verification", {}), "timings": reply.get("timings", {}),

@@ -34,16 +34,25 @@ from pathlib import Path
 
 import numpy as np
 from nbformat.notebooknode import NotebookNode
-from nbgrader.preprocessors import Execute
+from nbgrader.preprocessors import Execute, SaveAutoGrades
 from nbclient.util import ensure_async, run_sync
 
 from . import protocol, sandbox
 
 EXERCISES = Path(__file__).resolve().parent / "exercises"
+# what the student process may import of the grader; importing anything else is an integrity.csv row
+STUDENT_MODULES = ["autograder", "autograder.grading", "autograder.grading.runner", "autograder.grading.protocol",
+                   "autograder.grading.cases"]
 RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
 DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
 JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
+NOT_GRADED = "judge_not_graded"  # resources key: {grade_id: why} of cells whose points stay blank
+
+
+class NotGraded(Exception):
+    """Raised by a check whose points cannot be decided on this machine (a GPU-only exercise without a real
+    GPU): the cell's points are recorded as not graded (blank), never 0 and never full."""
 
 
 def exercise(key):
@@ -210,6 +219,8 @@ class JudgeMixin:
         try:
             check(student)
             message = None
+        except NotGraded as why:
+            return self._not_graded(cell, resources, grade_id, str(why))
         except AssertionError as err:
             message = str(err)
         except Exception as err:  # a fault of the judge's own: never points, and say so
@@ -220,6 +231,14 @@ class JudgeMixin:
                                        "seconds": round(time.monotonic() - begin, 3)}
         for problem in student.suspicious:
             self.judge_note(f"cell {grade_id}: {JUDGE_SAW} {problem}")
+        return cell, resources
+
+    def _not_graded(self, cell, resources, grade_id, reason):
+        """Leave the cell's points blank (``JudgedSaveAutoGrades``) and tell the student why, once."""
+        resources.setdefault(NOT_GRADED, {})[grade_id] = reason
+        cell.outputs.append(NotebookNode(output_type="display_data", metadata={}, data={
+            "text/plain": f"NOT GRADED HERE: {reason}. These points are left blank, not 0."}))
+        self.judged_cells[grade_id] = {"ok": None, "not_graded": reason}
         return cell, resources
 
     def judge_note(self, text):
@@ -267,6 +286,19 @@ class JudgeMixin:
             if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status" \
                     and msg["content"].get("execution_state") == "idle":
                 return
+
+
+class JudgedSaveAutoGrades(SaveAutoGrades):
+    """nbgrader's SaveAutoGrades, except that a cell the judge could not grade here (``NotGraded``) gets no
+    auto score and is marked as needing a grade: blank in the gradebook and the export, not 0."""
+
+    def _add_score(self, cell, resources):
+        super()._add_score(cell, resources)
+        if cell.metadata["nbgrader"]["grade_id"] in resources.get(NOT_GRADED, {}):
+            grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
+                                              self.assignment_id, self.student_id)
+            grade.auto_score, grade.needs_manual_grade = None, True
+            self.gradebook.db.commit()
 
 
 class JudgedExecute(JudgeMixin, Execute):

@@ -244,15 +244,16 @@ def _traceback_lines(frame):
         frame.f_code.co_filename.endswith(os.path.join("IPython", "core", "tbtools.py"))
 
 
-def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), public_roots=()):
+def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), public_roots=(), grader_modules=None):
     """Report (as JSON lines on ``events_fd``) what the student's code tries that the grader
     wants in its report: writes, deletions and permission or owner changes outside its
     folders, reads and listings of ``secret_roots`` (the course, the checks, the solutions;
     except inside a deeper ``public_roots`` folder, such as the Python it runs on),
     signals, processes, databases. An audit hook cannot be removed from Python; it only
     observes, before the call: whether the call then succeeded is for the OS to decide (the
-    worker reports what the sandbox enforced). Returns ``arm()``: events count from then on
-    (not the kernel's own start-up)."""
+    worker reports what the sandbox enforced). ``grader_modules`` (a judged assignment's kernel): the
+    ``autograder`` modules it may import; importing any other is reported. Returns ``arm()``: events
+    count from then on (not the kernel's own start-up)."""
     roots = tuple(os.path.realpath(r).rstrip("/") + "/" for r in write_roots) + ("/dev/",)
     marks = {os.path.realpath(r): False for r in public_roots}
     marks.update({os.path.realpath(r): True for r in secret_roots})
@@ -316,6 +317,10 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
                     emit("signal", f"{event}({args[0]}, {args[1]})")
             elif event in _PROCESS_EVENTS:
                 emit("process", event)
+            elif event == "import" and grader_modules is not None:
+                name = str(args[0])
+                if name.split(".")[0] == "autograder" and name not in grader_modules:
+                    emit("import", name)
             elif event == "sqlite3.connect":
                 emit("database", os.fsdecode(args[0]) if not isinstance(args[0], int) else str(args[0]))
         except Exception:  # an audit hook that raises would break the student's call
@@ -481,7 +486,7 @@ def confine(policy):
     if policy.get("landlock", True):
         apply_landlock(policy["read"], policy["write"], ["/dev/null"], policy.get("list", ()))
     arm_hook = install_audit_hook(events, policy["write"], secret_roots=policy.get("secret", ()),
-                                  public_roots=policy.get("public", ()))
+                                  public_roots=policy.get("public", ()), grader_modules=policy.get("grader_modules"))
 
     def arm():
         # seccomp last, just before student code: IPython's own start-up copies files with shutil.copy (chmod)

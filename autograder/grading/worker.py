@@ -76,8 +76,7 @@ class Worker:
 
     def nbgrader_config(self, root, assignment, student):
         from nbconvert.preprocessors import ClearMetadataPreprocessor
-        from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,
-                                            SaveAutoGrades)
+        from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput
         from traitlets.config import Config
         from traitlets.config.loader import PyFileConfigLoader
         if self._config is None:
@@ -92,7 +91,7 @@ class Worker:
         cfg.Autograde.autograde_preprocessors = [
             execute.SandboxedExecute, scoring.TestCellOutputs, execute.VerifyTests, scoring.OnlyVerifiedPoints,
             execute.AfterStudentCode, IgnorePattern,
-            ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+            ClearMetadataPreprocessor, LimitOutput, judge.JudgedSaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
         cfg.Execute.kernel_name = KERNEL_NAME
         if self.settings.get("cell_timeout"):
             seconds = int(self.settings["cell_timeout"])
@@ -167,6 +166,7 @@ class Worker:
         files = file_policy(self.student_lib if judged else self.lib, write, self.deny, bool(self.landlock))
         if judged:
             files["preload"] = []
+            files["grader_modules"] = judge.STUDENT_MODULES
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
                 **files, "seccomp": True,
@@ -329,6 +329,10 @@ class Worker:
         if "signal" in kinds:
             context.note(f"sent signals to other processes ({'blocked' if self.landlock >= 6 else 'not blocked'}): "
                          f"{', '.join(sorted(set(kinds['signal']))[:3])}")
+        if "import" in kinds:
+            names = sorted(set(kinds["import"]))
+            context.note(f"imported outside its allowance (the grader's modules are not in the student process): "
+                         + ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else ""))
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
 

@@ -29,9 +29,9 @@
 #
 # **The GPU-only part.** Exercise 4 measures time on a real GPU, which a simulated device cannot show. Its
 # visible tests run anywhere, but its points are given only when the notebook is graded on a machine with a
-# real GPU (the course grades this assignment on one). Without one, its tests cell fails with "needs a real
-# CUDA device; graded on a GPU machine" and scores 0: never free points, never points for a measurement that
-# was not made.
+# real GPU (the course grades this assignment on one). Without one, its tests cell says "NOT GRADED HERE: needs
+# a real CUDA device; graded on a GPU machine" and its points are left blank: not 0 for a right answer, never
+# points for a measurement that was not made.
 #
 # Write your code where a cell says `raise NotImplementedError("Exercise ...")` (delete that line). The cell
 # after each solution runs visible tests: no output means they pass. Grading adds hidden tests (other models,
@@ -144,8 +144,7 @@ assert batch["inputs"].device.type == "cpu", "the original batch is not modified
 back = to_device(to_device(batch, "cuda"), torch.device("cpu"))
 assert back["extra"][0].device.type == "cpu" and close(back["extra"][1][0], [0, 1, 2]), "and back to the CPU"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a09_gpu
-a09_gpu.check_to_device(to_device)
+# judged in the grader's own process: autograder/grading/exercises/a09_gpu.py, to_device
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="train_step-text"
@@ -200,8 +199,7 @@ loss = run("train_step with the model and the batch on cuda", train_step, model,
            F.mse_loss, inputs.cuda(), targets.cuda())
 assert isinstance(loss, float), "return a Python float"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a09_gpu
-a09_gpu.check_train_step(train_step)
+# judged in the grader's own process: autograder/grading/exercises/a09_gpu.py, train_step
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="evaluate-text"
@@ -261,8 +259,7 @@ for device in DEVICES:
     assert close(mean_loss, expected), f"model on {device}: mean loss {mean_loss}, not {expected} (batches of 4, 4, 1)"
     assert next(model.parameters()).device.type == device, "the model stays where it is"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a09_gpu
-a09_gpu.check_evaluate(evaluate)
+# judged in the grader's own process: autograder/grading/exercises/a09_gpu.py, evaluate
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="time_per_call-text"
@@ -282,7 +279,7 @@ a09_gpu.check_evaluate(evaluate)
 #
 # The visible tests run on any machine. The points need a real GPU: grading checks your times against the
 # GPU's, with work that takes the GPU far longer than queueing it. On a machine without a GPU (or with the
-# simulated device) the graded tests fail with "needs a real CUDA device; graded on a GPU machine".
+# simulated device) grading leaves these points blank ("not graded"), neither 0 nor 2.
 
 # %% nbgrader="solution" id="time_per_call"
 def time_per_call(fn, device, warmup=2, repeats=5):
@@ -340,8 +337,7 @@ assert 0.025 <= seconds < 0.1, \
     (f"each call keeps the (pretend) GPU busy for 0.03 s but returns at once: expected about 0.03 s, got {seconds}; "
      "call torch.cuda.synchronize() before starting the clock and again before stopping it")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a09_gpu
-a09_gpu.check_time_per_call(time_per_call)
+# judged in the grader's own process: autograder/grading/exercises/a09_gpu.py, time_per_call
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
