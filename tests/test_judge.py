@@ -268,7 +268,8 @@ def test_a_loop_that_hides_its_op_count_fails_the_judges_timing(monkeypatch):
     monkeypatch.setattr(a06c_vmap, "BIG_BATCH", 50_000)  # a loop over them: about 1 s; the rule: a few ms
     monkeypatch.setattr(a06c_vmap, "BIG_LIMIT", 0.5)
     namespace, _ = _setup_namespace("06c_vmap")
-    case = ("sum_rule", "sum_rule on a large batch", [{"uniform": [2, 50_000]}, 1, -1, False], lambda x, *_: x.sum(0), 7)
+    case = ("sum_rule", "sum_rule on a large batch", [{"uniform": [2, 50_000]}, 1, -1, False],
+            lambda x, *_: x.sum(0), 7)
     a06c_vmap.expect_fast(judge.Student(_timed(namespace)), *case)
 
     def hiding_loop(x, x_bdim, dim, keepdim=False):  # the red team's: the op counter's original put back meanwhile

@@ -196,7 +196,8 @@ def index_select_rule(student):
         expect_batched(student, "index_select_rule",
                        f"index_select_rule(x, {x_bdim}, 1, index, {i_bdim}) on batches of 2 and 9", make(2), make(9))
     expect_fast(student, "index_select_rule", f"index_select_rule(x, 1, 0, index, 0) on {BIG_BATCH:,} samples (3,), "
-                "2 indices per sample", [{"uniform": [3, BIG_BATCH]}, 1, 0, {"integers": 3, "shape": [BIG_BATCH, 2]}, 0],
+                "2 indices per sample",
+                [{"uniform": [3, BIG_BATCH]}, 1, 0, {"integers": 3, "shape": [BIG_BATCH, 2]}, 0],
                 lambda x, _, __, index, ___: np.take_along_axis(x.T, index, 1), 6031)
     X = [rng.uniform(-2.0, 2.0, (2, 5)) for _ in range(4)]
     I = [rng.integers(0, 5, 3) for _ in range(4)]  # noqa: E741
