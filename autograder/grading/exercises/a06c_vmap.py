@@ -4,6 +4,12 @@ A rule is called in the student process on samples stacked at a random batch dim
 observer: its result with the batch moved first, the bdim it returned, how many ops it ran); inside ``vmap``
 with the release's ``your_rule`` (``vmap_with_rule``); per-sample gradients with the number of backward passes
 (``per_sample``). The expected values are numpy's, per sample, computed here: the loop vmap must equal.
+
+Counts taken in the student process only explain a failure: that process can fake them. Whether a rule
+batches is decided by the judge's clock (``expect_fast``): a batch of a million samples, drawn from a seed
+there, answered within BIG_LIMIT seconds with the rows the judge asks for. per_sample_grads has no such check
+yet: in the student edition vmap loops over the samples for mm (a stubbed rule), so a right answer is
+only about 3 times faster than one ``grad`` per sample; its backward-pass count still decides.
 """
 import numpy as np
 
