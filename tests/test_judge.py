@@ -14,6 +14,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -272,3 +273,40 @@ for name in ("autograder.grading.cases", "autograder.checks.a01_graphs", "autogr
     assert not any(detail.startswith("autograder.grading.cases") for _, detail in reported), reported
     from autograder import integrity
     assert any(sign in "imported outside its allowance (the grader's modules ...)" for sign in integrity.TAMPER_SIGNS)
+
+
+# ---- 06c_vmap: whether a rule batches, timed by the judge ------------------------------------------------------------
+
+def _timed(namespace):
+    """The in-process transport with the judge's time limit: an answer that comes after ``timeout`` is none."""
+    def transport(request, timeout):
+        begin = time.monotonic()
+        text = runner.answer(protocol.Call.from_json(request), namespace).to_json()
+        return (text, None) if time.monotonic() - begin <= timeout else (None, f"took longer than {timeout:g} s")
+    return transport
+
+
+def test_a_loop_that_hides_its_op_count_fails_the_judges_timing(monkeypatch):
+    from autograder.grading.exercises import a06c_vmap
+    from chibigrad.autograd import function
+    monkeypatch.setattr(a06c_vmap, "BIG_BATCH", 50_000)  # a loop over them: about 1 s; the rule: a few ms
+    monkeypatch.setattr(a06c_vmap, "BIG_LIMIT", 0.5)
+    namespace, _ = _setup_namespace("06c_vmap")
+    case = ("sum_rule", "sum_rule on a large batch", [{"uniform": [2, 50_000]}, 1, -1, False],
+            lambda x, *_: x.sum(0), 7)
+    a06c_vmap.expect_fast(judge.Student(_timed(namespace)), *case)
+
+    def hiding_loop(x, x_bdim, dim, keepdim=False):  # the red team's: the op counter's original put back meanwhile
+        counted = function._apply
+        function._apply = next(c.cell_contents for c in counted.__closure__
+                               if getattr(c.cell_contents, "__name__", "") == "_apply")
+        try:
+            return namespace["torch"].stack([s.sum(dim, keepdim) for s in x.unbind(x_bdim)]), 0
+        finally:
+            function._apply = counted
+    namespace["sum_rule"] = hiding_loop
+    big = {"recipe": "vmap_big", "seed": 1, "rows": [0], "specs": case[2]}
+    ops = judge.Student(_in_process(namespace)).call("sum_rule", big, observe="batch_rule_rows")["ops"]
+    assert ops <= 1, ops  # the op count the student process reports misses its loop: only the judge's clock sees it
+    with pytest.raises(AssertionError, match="no answer within 0.5 s"):
+        a06c_vmap.expect_fast(judge.Student(_timed(namespace)), *case)

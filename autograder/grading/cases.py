@@ -467,6 +467,21 @@ def _vmap_engine_case(recipe, namespace):
                                            "dim": recipe.get("dim"), "keepdim": recipe.get("keepdim", False)}
 
 
+def vmap_big_args(specs, seed):
+    """A large batch's arguments, drawn from ``seed`` in the student process (a few bytes cross, not the batch)
+    and again by the judge to check the rows it asks for: ``{"uniform": shape}``, ``{"integers": high,
+    "shape": shape}`` or a plain value (a bdim, a dim)."""
+    rng = np.random.default_rng(seed)
+    draw = {"uniform": lambda s: rng.uniform(-1.0, 1.0, tuple(s["uniform"])),
+            "integers": lambda s: rng.integers(0, s["integers"], tuple(s["shape"]))}
+    return [draw[next(iter(s))](s) if isinstance(s, dict) else s for s in specs]
+
+
+def _vmap_big_case(recipe, namespace):
+    """A rule's arguments for a batch too large for a loop over its samples to finish in the judge's time."""
+    return _vmap_tensors(vmap_big_args(recipe["specs"], recipe["seed"])), {"rows": recipe["rows"]}
+
+
 def _vmap_params_case(recipe, namespace):
     """``(params, xs, ys)`` for per_sample_grads."""
     W, b, xs, ys = _vmap_tensors(recipe["args"])
@@ -509,6 +524,14 @@ def _observe_rule(fn, args, context, call):
             "dtype": str(out.dtype) if isinstance(out, torch.Tensor) else None, "ops": ops}
 
 
+def _observe_rule_rows(fn, args, context, call):
+    """``batch_rule`` on a large batch: the result's shape and only the rows the judge asks for."""
+    got = _observe_rule(fn, args, context, call)
+    if got["value"] is not None:
+        got["shape"], got["value"] = list(got["value"].shape), got["value"][context["rows"]]
+    return got
+
+
 def _vmap_program(context):
     """What the judge vmaps: the op alone (or, for sum, inside grad too) on the case's arguments."""
     import chibigrad as torch
@@ -543,8 +566,10 @@ def _observe_per_sample(fn, args, context, call):
     return {"type": type(result).__name__, "grads": grads, "passes": passes}
 
 
-VMAP_RECIPES = {"vmap_rule": _vmap_rule_case, "vmap_engine": _vmap_engine_case, "vmap_params": _vmap_params_case}
-VMAP_OBSERVERS = {"batch_rule": _observe_rule, "vmap_with_rule": _observe_vmap, "per_sample": _observe_per_sample}
+VMAP_RECIPES = {"vmap_rule": _vmap_rule_case, "vmap_engine": _vmap_engine_case, "vmap_params": _vmap_params_case,
+                "vmap_big": _vmap_big_case}
+VMAP_OBSERVERS = {"batch_rule": _observe_rule, "vmap_with_rule": _observe_vmap, "per_sample": _observe_per_sample,
+                  "batch_rule_rows": _observe_rule_rows}
 
 
 # ---- 09_gpu: batches, models and timings on two devices ------------------------------------------------------------

@@ -4,10 +4,20 @@ A rule is called in the student process on samples stacked at a random batch dim
 observer: its result with the batch moved first, the bdim it returned, how many ops it ran); inside ``vmap``
 with the release's ``your_rule`` (``vmap_with_rule``); per-sample gradients with the number of backward passes
 (``per_sample``). The expected values are numpy's, per sample, computed here: the loop vmap must equal.
+
+Counts taken in the student process only explain a failure: that process can fake them. Whether a rule
+batches is decided by the judge's clock (``expect_fast``): a batch of a million samples, drawn from a seed
+there, answered within BIG_LIMIT seconds with the rows the judge asks for. per_sample_grads has no such check
+yet: in the student edition vmap loops over the samples for mm (a stubbed rule), so a right answer is
+only about 3 times faster than one ``grad`` per sample; its backward-pass count still decides.
 """
 import numpy as np
 
+from ..cases import vmap_big_args
 from ..judge import exercise, expect, expect_array
+
+BIG_BATCH = 1_000_000  # samples: a loop over them takes about 20 s (about 20 us a sample), a rule about 0.05 s
+BIG_LIMIT = 2.0  # seconds the judge waits for a rule on BIG_BATCH samples (the op counts are the student process's)
 
 
 def _stack(samples, bdim):
@@ -36,6 +46,26 @@ def expect_batched(student, name, what, small, large):
     expect(counts[0] == counts[1], f"{what}: your rule ran {counts[0]} ops for a batch of 2 and {counts[1]} for a "
                                    "batch of 9; a batching rule calls the op on the whole batch at once, not once "
                                    "per sample")
+
+
+def expect_fast(student, name, what, specs, reference, seed):
+    """On BIG_BATCH samples the rule answers within BIG_LIMIT seconds, timed by the judge, with the right rows:
+    the one check of "the op runs once on the whole batch" that the student process cannot fake."""
+    rows = sorted(np.random.default_rng(seed).choice(BIG_BATCH, 5, replace=False).tolist())
+    case = {"recipe": "vmap_big", "specs": specs, "seed": seed, "rows": rows, "what": what}
+    try:
+        got = student.call(name, case, observe="batch_rule_rows", timeout=BIG_LIMIT, what=what)
+    except AssertionError as err:
+        if "took longer than" not in str(err):
+            raise
+        raise AssertionError(f"{what}: no answer within {BIG_LIMIT:g} s; a batching rule calls the op once on the "
+                             f"whole batch and answers in a fraction of a second, a loop over {BIG_BATCH:,} samples "
+                             "cannot") from None
+    expect(got.get("value") is not None, f"{what}: a rule returns (result, result's batch dim), got {got['type']}")
+    expected = reference(*vmap_big_args(specs, seed))
+    expect(tuple(got["shape"]) == expected.shape, f"{what}: the result with its batch dim moved first has shape "
+                                                  f"{tuple(got['shape'])}, expected {expected.shape}")
+    expect_array(got["value"], expected[rows], f"{what}: samples {rows} of the result", tol=1e-9)
 
 
 def expect_vmap(student, name, op, program, what, args, in_dims, expected, **extra):
@@ -78,6 +108,8 @@ def sum_rule(student):
     make = lambda n: _stack([rng.uniform(-1.0, 1.0, (3, 4)) for _ in range(n)], 1)  # noqa: E731
     expect_batched(student, "sum_rule", "sum_rule(x, 1, -1, False) on batches of 2 and 9 samples (3, 4)",
                    (make(2), 1, -1, False), (make(9), 1, -1, False))
+    expect_fast(student, "sum_rule", f"sum_rule(x, 1, -1, False) on {BIG_BATCH:,} samples of shape (2,)",
+                [{"uniform": [2, BIG_BATCH]}, 1, -1, False], lambda x, *_: x.sum(0), 6011)
     samples = [rng.uniform(-2.0, 2.0, (2, 3, 4)) for _ in range(3)]
     for dim, keepdim, in_dim in ((1, False, 3), (-1, True, 1), (None, False, 0), ((0, 2), False, 2)):
         expect_vmap(student, "sum_rule", "sum", "sum",
@@ -123,6 +155,9 @@ def mm_rule(student):
         expect_batched(student, "mm_rule", f"mm_rule(a, {ia}, b, {ib}) on batches of 2 and 9",
                        (make(2, (2, 3), ia), ia, make(2, (3, 4), ib), ib),
                        (make(9, (2, 3), ia), ia, make(9, (3, 4), ib), ib))
+    expect_fast(student, "mm_rule", f"mm_rule(a, 2, b, None), a: {BIG_BATCH:,} (1, 2) matrices, b: one (2, 2)",
+                [{"uniform": [1, 2, BIG_BATCH]}, 2, {"uniform": [2, 2]}, None],
+                lambda a, _, b, __: np.moveaxis(a, 2, 0) @ b, 6021)
     A = [rng.uniform(-2.0, 2.0, (3, 2)) for _ in range(4)]
     B = [rng.uniform(-2.0, 2.0, (2, 5)) for _ in range(4)]
     for ia, ib in ((0, 2), (None, 1), (2, None)):
@@ -166,6 +201,10 @@ def index_select_rule(student):
             return x, x_bdim, 1, index, i_bdim
         expect_batched(student, "index_select_rule",
                        f"index_select_rule(x, {x_bdim}, 1, index, {i_bdim}) on batches of 2 and 9", make(2), make(9))
+    expect_fast(student, "index_select_rule", f"index_select_rule(x, 1, 0, index, 0) on {BIG_BATCH:,} samples (3,), "
+                "2 indices per sample",
+                [{"uniform": [3, BIG_BATCH]}, 1, 0, {"integers": 3, "shape": [BIG_BATCH, 2]}, 0],
+                lambda x, _, __, index, ___: np.take_along_axis(x.T, index, 1), 6031)
     X = [rng.uniform(-2.0, 2.0, (2, 5)) for _ in range(4)]
     I = [rng.integers(0, 5, 3) for _ in range(4)]  # noqa: E741
     for ix, ii in ((0, 0), (None, 0), (2, None), (1, 0)):
