@@ -45,9 +45,11 @@ def rank(codes, released=""):
     pairs = []
     for a, b in itertools.combinations(prints, 2):
         _, (share_a, share_b), slices = compare_files(prints[a], prints[b])
-        pairs.append((float(share_a + share_b) / 2, float(min(share_a, share_b)), a, b, slices))
-    pairs.sort(key=lambda p: (-p[0], -p[1], p[2], p[3]))  # of equal scores, identical pairs first
-    return [(score, a, b, slices) for score, _, a, b, slices in pairs], empty
+        identical = codes[a].split() == codes[b].split()
+        pairs.append((float(share_a + share_b) / 2, float(min(share_a, share_b)), not identical, a, b, slices))
+    # of equal scores, identical pairs first (copydetect's hashes vary with the process's hash seed)
+    pairs.sort(key=lambda p: (-p[0], -p[1], p[2], p[3], p[4]))
+    return [(score, a, b, slices) for score, _, _, a, b, slices in pairs], empty
 
 
 def similarity(course, assignment, threshold=0.5):
