@@ -11,6 +11,9 @@ objects, a leaf's ``.grad`` as an array, whether an input array was changed in p
 Copied into the student process with the runner: keep it free of chibigrad and of anything that answers an
 exercise.
 """
+import contextlib
+import functools
+
 import numpy as np
 
 SHAPES = ((2, 3), (3,), (1, 3), (2, 1), ())  # broadcast together: every result has one of these shapes
@@ -151,6 +154,8 @@ def build(recipe, namespace):
         context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
                    "calls": recipe["calls"], "recipe_first": first}
         return (buffers,), context
+    if kind == "graph_01":  # 01_graphs: the observer builds the graph
+        return (), {"recipe": recipe}
     if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
         return (), {"recipe": recipe}
     if kind == "compiled_step":
@@ -266,6 +271,8 @@ def observe(what, fn, args, context, call):
     if what == "compiled_params":  # a real step compiled with the pass, and without it
         return {"with": call(compiled_params, context["optimizer"], [fn]),
                 "without": compiled_params(context["optimizer"], [])}
+    if what in ("graph_value", "graph_nodes", "graph_leaves", "trace"):
+        return observe_01(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -437,3 +444,231 @@ def _graph_pass(fn, recipe, call):
     return {"count": None if count is None else int(count), "returned": type(result).__name__,
             "again": None if again is None else int(again) if isinstance(again, (int, np.integer)) else -1,
             "nodes": graph_data(graph, ids)}
+
+
+# ---- 01_graphs: chibigrad graphs, named by recipe; nodes cross as numbers -----------------------------------------
+
+GRAPHS_01 = 19  # graph_01(0) ... graph_01(18): the graphs every walking exercise of 01_graphs is checked on
+DEEP_01 = 50_000  # additions in the deep chain: far past Python's recursion limit
+WALK_YOURSELF = ("this exercise is about walking the graph yourself: do not call the engine's topological_order or "
+                 "_count_dependencies (or chibigrad.viz's walk); follow next_functions with your own stack")
+TRACE_YOURSELF = ("trace_backward: record the order with your own hooks; chibigrad.viz.backward_frames is the "
+                  "course's finished version of it")
+
+
+@functools.lru_cache(maxsize=None)
+def graph_01(index):
+    """``(description, output tensor)``: graph ``index`` of 01_graphs, built with chibigrad (either side), once
+    per process: a student's function that changes it changes only what its own later answers see."""
+    import chibigrad as torch
+    leaf = lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)  # noqa: E731
+    x = leaf(2.0)
+    if index == 0:
+        return "a leaf that requires grad (it has no grad_fn)", x
+    if index == 1:
+        return "a result that needs no gradient (no grad_fn)", torch.tensor(2.0) * 3
+    if index == 2:
+        return "y = x * x (one node with two edges to the same leaf)", x * x
+    if index == 3:
+        a = x.sin()
+        return "a diamond: a = x.sin(); y = a * a.cos() + a (a is shared)", a * a.cos() + a
+    if index == 4:
+        return "y = (x * c + 3).tanh() with a constant c (None edges)", (x * torch.tensor(1.5) + 3).tanh()
+    if index == 5:
+        x1, x2 = leaf(1.0), leaf(1.0)
+        return "y = x1 * x2 + x1 with two different leaves that hold equal values", x1 * x2 + x1
+    if index == 6:
+        first, second = torch.tensor([1.0, 2.0], requires_grad=True).unbind()
+        return "y = first * second from first, second = v.unbind() (one node, two outputs)", first * second
+    if index == 7:
+        y = leaf(0.3)
+        for _ in range(12):
+            y = y.sin() * y.cos() + y * 0.5
+        return "12 diamonds in a row (4096 paths, 61 nodes)", y
+    if index < 16:
+        return f"random graph (seed {index - 8})", random_graph_01(index - 8, 40)
+    if index == 16:
+        out = random_graph_01(100, 20)
+        out.backward()
+        return "a random graph after backward() freed it (next_functions are still there)", out
+    if index == 17:
+        y, c = x, torch.tensor(1.0, dtype=torch.float64)
+        for _ in range(DEEP_01):
+            y = y + c
+        return f"a chain of {DEEP_01} additions (deeper than Python's recursion limit)", y
+    if index == 18:
+        return "y = x + x * 2 + x.sin() (three edges to one leaf)", x + x * 2 + x.sin()
+    raise ValueError(f"no graph {index} in 01_graphs")
+
+
+_UNARY_01 = (lambda a: a.tanh(), lambda a: a.sin(), lambda a: a * 0.5, lambda a: a ** 2, lambda a: -a)
+_BINARY_01 = (lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b)
+
+
+def random_graph_01(seed, n_ops, n_leaves=4):
+    """A random define-by-run graph of scalars: operands mostly the latest values (long paths), sometimes older
+    ones (shared subgraphs, leaves used many times), one constant (``None`` edges); values stay near 1."""
+    import chibigrad as torch
+    rng = np.random.default_rng(seed)
+    leaves = [torch.tensor(rng.uniform(0.5, 1.5, ()), dtype=torch.float64, requires_grad=True)
+              for _ in range(n_leaves)]
+    values = leaves + [torch.tensor(rng.uniform(0.5, 1.5, ()), dtype=torch.float64)]
+    for _ in range(n_ops):
+        pick = values[-1 - min(int(rng.geometric(0.4)) - 1, len(values) - 1)]
+        if rng.random() < 0.4:
+            values.append(_UNARY_01[rng.integers(len(_UNARY_01))](pick))
+        else:
+            other = values[rng.integers(len(values))]
+            values.append(_BINARY_01[rng.integers(len(_BINARY_01))](pick, other).tanh())
+    out = values[-1]
+    return out if out.grad_fn is not None else out + leaves[0]
+
+
+def node_ids(t):
+    """``{id(node): number}`` for every node reachable from ``t.grad_fn``, numbered in the order an explicit
+    stack first meets them along ``next_functions`` (root 0): the same numbers on both sides."""
+    ids, stack = {}, [t.grad_fn] if t.grad_fn is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in ids:
+            continue
+        ids[id(node)] = len(ids)
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None and id(n) not in ids)
+    return ids
+
+
+def nodes_by_id(t):
+    """The nodes of ``t``'s graph in the order of :func:`node_ids`."""
+    order, seen, stack = [], set(), [t.grad_fn] if t.grad_fn is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None and id(n) not in seen)
+    return order
+
+
+def trace_case_01(kind):
+    """``(description, loss, ordering name, nodes that never run)`` for trace_backward's cases."""
+    import chibigrad as torch
+    from chibigrad.autograd.function import Function
+
+    class NoGradient(Function):  # identity whose backward sends no gradient: nodes below it never run
+        @staticmethod
+        def forward(ctx, a):
+            return a.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    x = torch.tensor(1.5 if kind == "simple" else 0.7, dtype=torch.float64, requires_grad=True)
+    if kind == "simple":
+        return "y = (x * x).sin() + x", (x * x).sin() + x, "default", []
+    if kind == "skip":
+        hidden = x.sin()
+        return ("a graph whose branch x.sin() receives no gradient (its node never runs)",
+                NoGradient.apply(hidden) + x.cos(), "default", [hidden.grad_fn])
+    if kind == "freed":
+        y = (x * x).sum()
+        y.backward()  # frees the saved tensors: a second backward raises
+        return "a graph already freed by backward()", y, "default", []
+    seed = int(kind)
+    return f"a random graph (seed {seed}) under another valid ordering", random_graph_01(seed, 30), "fifo", []
+
+
+def fifo_order(roots):
+    """A valid order that differs from the engine's: Kahn's algorithm, first come first served."""
+    import collections
+    from chibigrad.autograd import engine
+    deps = engine._count_dependencies(roots)
+    ready, order = collections.deque(n for n in dict.fromkeys(roots) if not deps.get(n)), []
+    while ready:
+        node = ready.popleft()
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    ready.append(nxt)
+    return order
+
+
+@contextlib.contextmanager
+def _blocked(functions, message):
+    """While the block runs, ``functions`` raise ``AssertionError(message)`` (their code objects are swapped,
+    so a name imported earlier is caught too). Inside the student's process: a hint for an honest student,
+    not a defence (the judge's checks do not rely on it)."""
+    namespace = {}
+    exec(f"def blocked(*args, **kwargs):\n    raise AssertionError({message!r})", namespace)
+    saved = [(f, f.__code__) for f in functions]
+    for f, _ in saved:
+        f.__code__ = namespace["blocked"].__code__
+    try:
+        yield
+    finally:
+        for f, code in saved:
+            f.__code__ = code
+
+
+def _walk_yourself():
+    from chibigrad import viz
+    from chibigrad.autograd import engine
+    return _blocked((engine.topological_order, engine._count_dependencies, viz._walk), WALK_YOURSELF)
+
+
+def _as_ids(got, ids, belongs):
+    """A returned list as data: each item's number in ``ids`` (-1 when not one of them), and the type names of
+    items that are not what ``belongs`` accepts."""
+    if not isinstance(got, list):
+        return {"type": type(got).__name__, "ids": [], "foreign": []}
+    return {"type": "list", "ids": [ids.get(id(item), -1) for item in got],
+            "foreign": sorted({type(item).__name__ for item in got if not belongs(item)})}
+
+
+def observe_01(what, fn, recipe, call):
+    """01_graphs' observers: the student's function on graph ``recipe["graph"]`` (or a trace case)."""
+    if what == "graph_value":
+        _, t = graph_01(recipe["graph"])
+        with _walk_yourself():
+            return call(fn, t)
+    if what == "graph_nodes":
+        _, t = graph_01(recipe["graph"])
+        with _walk_yourself():
+            got = call(fn, t)
+        return _as_ids(got, node_ids(t), lambda n: hasattr(n, "next_functions"))
+    if what == "graph_leaves":
+        import chibigrad as torch
+        _, t = graph_01(recipe["graph"])
+        leaves = {}
+        for node in nodes_by_id(t):
+            if hasattr(node, "variable"):
+                leaves.setdefault(id(node.variable), len(leaves))
+        with _walk_yourself():
+            got = call(fn, t)
+        return _as_ids(got, leaves, lambda v: isinstance(v, torch.Tensor))
+    if what == "trace":
+        return _trace_01(fn, recipe["trace"], call)
+    raise ValueError(f"unknown observer {what!r}")
+
+
+def _trace_01(fn, kind, call):
+    from chibigrad import viz
+    from chibigrad.autograd import engine
+    _, loss, ordering, _ = trace_case_01(kind)
+    nodes = nodes_by_id(loss)
+    hooks = [len(n._pre_hooks) for n in nodes]
+    leaves = [n.variable for n in nodes if hasattr(n, "variable")]
+    error, frames = "", (viz.backward_frames,)
+    with _blocked(frames, TRACE_YOURSELF), engine.use_ordering(fifo_order if ordering == "fifo" else engine.topological_order):
+        try:
+            got = call(fn, loss)
+        except Exception as err:
+            if kind != "freed":
+                raise
+            got, error = None, type(err.__cause__ or err).__name__
+    return {**_as_ids(got, node_ids(loss), lambda n: hasattr(n, "next_functions")), "error": error,
+            "hooks_kept": [len(n._pre_hooks) for n in nodes] != hooks,
+            "grads": all(leaf.grad is not None for leaf in leaves)}
