@@ -190,15 +190,14 @@ def _judge_student(**functions):
 
 def test_checks_refuse_the_engine_doing_the_exercise():
     """Exercises that re-implement what chibigrad ships block the shipped code while the answer runs."""
-    from autograder.checks import a02_backward
-    from autograder.grading.exercises import a01_graphs
+    from autograder.grading.exercises import a01_graphs, a02_backward
     from chibigrad.autograd import engine
     with pytest.raises(AssertionError, match="walking the graph yourself"):
         a01_graphs.walk(_judge_student(walk=lambda t: engine.topological_order([t.grad_fn]) if t.grad_fn else []))
     with pytest.raises(AssertionError, match="write the depth-first ordering yourself"):
-        a02_backward.check_dfs_order(engine.topological_order)
+        a02_backward.dfs_order(_judge_student(dfs_order=engine.topological_order))
     with pytest.raises(AssertionError, match="do not call Tensor.sum_to_size"):
-        a02_backward.check_sum_to(lambda grad, shape: grad.sum_to_size(shape))
+        a02_backward.sum_to(_judge_student(sum_to=lambda grad, shape: grad.sum_to_size(shape)))
     assert engine.topological_order.__code__.co_name == "topological_order", "restored afterwards"
 
 
