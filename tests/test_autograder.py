@@ -427,7 +427,7 @@ def term(tmp_path_factory):
                "source": course_dir / "source" / "01_graphs" / "01_graphs.ipynb",
                "release": course_dir / "release" / "01_graphs" / "01_graphs.ipynb",
                "solutions": build.NOTEBOOKS / "source" / "01_graphs" / "01_graphs.ipynb",
-               "checks": ROOT / "autograder" / "checks" / "a01_graphs.py"}
+               "checks": ROOT / "autograder" / "grading" / "exercises" / "a01_graphs.py"}
     students01 = (synthetic_classes.normal_students(course_dir, "01_graphs")
                   + synthetic_classes.hostile_students(course_dir, targets=targets)
                   + synthetic_classes.snooping_students(course_dir, targets)

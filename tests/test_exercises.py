@@ -183,16 +183,25 @@ def test_wrong_answer_corpus_has_two_per_exercise(assignment):
         assert path.read_text().startswith("# "), f"{path.name}: first line says what the mistake is"
 
 
+def _judge_student(**functions):
+    """The judge's view of a notebook that defines ``functions``, answered by the runner in this process."""
+    from autograder.grading import judge, protocol, runner
+
+    def transport(request, timeout):
+        return runner.answer(protocol.Call.from_json(request), dict(functions)).to_json(), None
+    return judge.Student(transport)
+
+
 def test_checks_refuse_the_engine_doing_the_exercise():
     """Exercises that re-implement what chibigrad ships block the shipped code while the answer runs."""
-    from autograder.checks import a01_graphs, a02_backward
+    from autograder.grading.exercises import a01_graphs, a02_backward
     from chibigrad.autograd import engine
     with pytest.raises(AssertionError, match="walking the graph yourself"):
-        a01_graphs.check_walk(lambda t: engine.topological_order([t.grad_fn]) if t.grad_fn else [])
+        a01_graphs.walk(_judge_student(walk=lambda t: engine.topological_order([t.grad_fn]) if t.grad_fn else []))
     with pytest.raises(AssertionError, match="write the depth-first ordering yourself"):
-        a02_backward.check_dfs_order(engine.topological_order)
+        a02_backward.dfs_order(_judge_student(dfs_order=engine.topological_order))
     with pytest.raises(AssertionError, match="do not call Tensor.sum_to_size"):
-        a02_backward.check_sum_to(lambda grad, shape: grad.sum_to_size(shape))
+        a02_backward.sum_to(_judge_student(sum_to=lambda grad, shape: grad.sum_to_size(shape)))
     assert engine.topological_order.__code__.co_name == "topological_order", "restored afterwards"
 
 
@@ -994,7 +1003,7 @@ def test_grading_one_notebook_takes_under_the_time_budget(graded, assignment):
 def test_trace_backward_may_not_hand_back_the_viz_frames():
     """chibigrad.viz.backward_frames watches the engine with hooks: the finished answer to 01.trace_backward."""
     import chibigrad as torch
-    from autograder.checks import a01_graphs
+    from autograder.grading.exercises import a01_graphs
     from chibigrad import viz
 
     def trace_backward(y):
@@ -1003,4 +1012,4 @@ def test_trace_backward_may_not_hand_back_the_viz_frames():
     x = torch.tensor(1.5, requires_grad=True)
     assert trace_backward((x * x).sin() + x)  # it does answer the exercise
     with pytest.raises(AssertionError, match="backward_frames is the course's finished version"):
-        a01_graphs.check_trace_backward(trace_backward)
+        a01_graphs.trace_backward(_judge_student(trace_backward=trace_backward))

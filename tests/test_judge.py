@@ -112,7 +112,7 @@ def test_cases_are_built_with_the_release_setup_not_a_replaced_class():
 def test_a_judged_check_never_sends_an_expected_answer():
     """What the student process receives are recipes and inputs; the answers the checks compare with are
     computed in the judge and never sent (so no frame, global or gc walk in the student process finds them)."""
-    from autograder.checks.a02_backward import _numpy_sum_to
+    from autograder.grading.exercises.a02_backward import _numpy_sum_to
     from autograder.grading.exercises import a01b_engine
     namespace, setup = _setup_namespace()
     sent = []

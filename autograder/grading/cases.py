@@ -11,6 +11,9 @@ objects, a leaf's ``.grad`` as an array, whether an input array was changed in p
 Copied into the student process with the runner: keep it free of chibigrad and of anything that answers an
 exercise.
 """
+import contextlib
+import functools
+
 import numpy as np
 
 SHAPES = ((2, 3), (3,), (1, 3), (2, 1), ())  # broadcast together: every result has one of these shapes
@@ -151,6 +154,8 @@ def build(recipe, namespace):
         context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
                    "calls": recipe["calls"], "recipe_first": first}
         return (buffers,), context
+    if kind in ("graph_01", "case_02"):  # 01_graphs, 02_backward: the observer builds the case
+        return (), {"recipe": recipe}
     if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
         return (), {"recipe": recipe}
     if kind == "compiled_step":
@@ -274,6 +279,10 @@ def observe(what, fn, args, context, call):
         return VMAP_OBSERVERS[what](fn, args, context, call)
     if what.startswith("gpu_"):
         return gpu_observe(what, fn, context["recipe"], call)
+    if what in ("graph_value", "graph_nodes", "graph_leaves", "trace"):
+        return observe_01(what, fn, context["recipe"], call)
+    if what in ("sum_to", "function", "order", "ordered_backward", "path_sum"):
+        return observe_02(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -751,3 +760,392 @@ def gpu_observe(what, fn, recipe, call):
                 ["the batch's structure"], "grad": grad}
     return {"gpu_train": _gpu_train, "gpu_evaluate": _gpu_evaluate, "gpu_sleeps": _gpu_sleeps,
             "gpu_busy": _gpu_busy}[what](fn, recipe, call, torch)
+
+
+# ---- 01_graphs: chibigrad graphs, named by recipe; nodes cross as numbers -----------------------------------------
+
+GRAPHS_01 = 19  # graph_01(0) ... graph_01(18): the graphs every walking exercise of 01_graphs is checked on
+DEEP_01 = 50_000  # additions in the deep chain: far past Python's recursion limit
+WALK_YOURSELF = ("this exercise is about walking the graph yourself: do not call the engine's topological_order or "
+                 "_count_dependencies (or chibigrad.viz's walk); follow next_functions with your own stack")
+TRACE_YOURSELF = ("trace_backward: record the order with your own hooks; chibigrad.viz.backward_frames is the "
+                  "course's finished version of it")
+
+
+@functools.lru_cache(maxsize=None)
+def graph_01(index):
+    """``(description, output tensor)``: graph ``index`` of 01_graphs, built with chibigrad (either side), once
+    per process: a student's function that changes it changes only what its own later answers see."""
+    import chibigrad as torch
+    leaf = lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)  # noqa: E731
+    x = leaf(2.0)
+    if index == 0:
+        return "a leaf that requires grad (it has no grad_fn)", x
+    if index == 1:
+        return "a result that needs no gradient (no grad_fn)", torch.tensor(2.0) * 3
+    if index == 2:
+        return "y = x * x (one node with two edges to the same leaf)", x * x
+    if index == 3:
+        a = x.sin()
+        return "a diamond: a = x.sin(); y = a * a.cos() + a (a is shared)", a * a.cos() + a
+    if index == 4:
+        return "y = (x * c + 3).tanh() with a constant c (None edges)", (x * torch.tensor(1.5) + 3).tanh()
+    if index == 5:
+        x1, x2 = leaf(1.0), leaf(1.0)
+        return "y = x1 * x2 + x1 with two different leaves that hold equal values", x1 * x2 + x1
+    if index == 6:
+        first, second = torch.tensor([1.0, 2.0], requires_grad=True).unbind()
+        return "y = first * second from first, second = v.unbind() (one node, two outputs)", first * second
+    if index == 7:
+        y = leaf(0.3)
+        for _ in range(12):
+            y = y.sin() * y.cos() + y * 0.5
+        return "12 diamonds in a row (4096 paths, 61 nodes)", y
+    if index < 16:
+        return f"random graph (seed {index - 8})", random_graph_01(index - 8, 40)[0]
+    if index == 16:
+        out = random_graph_01(100, 20)[0]
+        out.backward()
+        return "a random graph after backward() freed it (next_functions are still there)", out
+    if index == 17:
+        y, c = x, torch.tensor(1.0, dtype=torch.float64)
+        for _ in range(DEEP_01):
+            y = y + c
+        return f"a chain of {DEEP_01} additions (deeper than Python's recursion limit)", y
+    if index == 18:
+        return "y = x + x * 2 + x.sin() (three edges to one leaf)", x + x * 2 + x.sin()
+    raise ValueError(f"no graph {index} in 01_graphs")
+
+
+_UNARY_01 = (lambda a: a.tanh(), lambda a: a.sin(), lambda a: a * 0.5, lambda a: a ** 2, lambda a: -a)
+_BINARY_01 = (lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b)
+
+
+def random_graph_01(seed, n_ops, n_leaves=4, shapes=((),), reductions=False):
+    """``(output, leaves)``, a random define-by-run graph: operands mostly the latest values (long paths), sometimes older ones
+    (shared subgraphs, leaves used many times), one constant (``None`` edges); ``reductions`` adds keepdim
+    sums; values stay near 1."""
+    import chibigrad as torch
+    rng = np.random.default_rng(seed)
+    leaves = [torch.tensor(rng.uniform(0.5, 1.5, shapes[rng.integers(len(shapes))]), dtype=torch.float64,
+                           requires_grad=True) for _ in range(n_leaves)]
+    values = leaves + [torch.tensor(rng.uniform(0.5, 1.5, shapes[0]), dtype=torch.float64)]
+    for _ in range(n_ops):
+        pick = lambda: values[-1 - min(int(rng.geometric(0.4)) - 1, len(values) - 1)]  # noqa: E731
+        if reductions and values[-1].ndim > 0 and rng.random() < 0.1:
+            values.append(values[-1].sum(int(rng.integers(values[-1].ndim)), keepdim=True))
+        elif rng.random() < 0.4:
+            values.append(_UNARY_01[rng.integers(len(_UNARY_01))](pick()))
+        else:
+            a, other = pick(), values[rng.integers(len(values))]
+            values.append(_BINARY_01[rng.integers(len(_BINARY_01))](a, other).tanh())
+    out = values[-1]
+    return (out if out.grad_fn is not None else out + leaves[0]), leaves
+
+
+def node_ids(t):
+    """``{id(node): number}`` for every node reachable from ``t.grad_fn`` (or from a list of root nodes), numbered
+    in the order an explicit stack first meets them along ``next_functions`` (the first root 0): the same
+    numbers on both sides."""
+    return {id(node): i for i, node in enumerate(nodes_by_id(t))}
+
+
+def nodes_by_id(t):
+    """The nodes of ``t``'s graph (``t`` a tensor or a list of root nodes) in the order of :func:`node_ids`."""
+    roots = t if isinstance(t, list) else [t.grad_fn] if t.grad_fn is not None else []
+    order, seen, stack = [], set(), list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None and id(n) not in seen)
+    return order
+
+
+def trace_case_01(kind):
+    """``(description, loss, ordering name, nodes that never run)`` for trace_backward's cases."""
+    import chibigrad as torch
+    from chibigrad.autograd.function import Function
+
+    class NoGradient(Function):  # identity whose backward sends no gradient: nodes below it never run
+        @staticmethod
+        def forward(ctx, a):
+            return a.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    x = torch.tensor(1.5 if kind == "simple" else 0.7, dtype=torch.float64, requires_grad=True)
+    if kind == "simple":
+        return "y = (x * x).sin() + x", (x * x).sin() + x, "default", []
+    if kind == "skip":
+        hidden = x.sin()
+        return ("a graph whose branch x.sin() receives no gradient (its node never runs)",
+                NoGradient.apply(hidden) + x.cos(), "default", [hidden.grad_fn])
+    if kind == "freed":
+        y = (x * x).sum()
+        y.backward()  # frees the saved tensors: a second backward raises
+        return "a graph already freed by backward()", y, "default", []
+    seed = int(kind)
+    return f"a random graph (seed {seed}) under another valid ordering", random_graph_01(seed, 30)[0], "fifo", []
+
+
+def fifo_order(roots):
+    """A valid order that differs from the engine's: Kahn's algorithm, first come first served."""
+    import collections
+    from chibigrad.autograd import engine
+    deps = engine._count_dependencies(roots)
+    ready, order = collections.deque(n for n in dict.fromkeys(roots) if not deps.get(n)), []
+    while ready:
+        node = ready.popleft()
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    ready.append(nxt)
+    return order
+
+
+@contextlib.contextmanager
+def _blocked(functions, message):
+    """While the block runs, ``functions`` raise ``AssertionError(message)`` (their code objects are swapped,
+    so a name imported earlier is caught too). Inside the student's process: a hint for an honest student,
+    not a defence (the judge's checks do not rely on it)."""
+    namespace = {}
+    exec(f"def blocked(*args, **kwargs):\n    raise AssertionError({message!r})", namespace)
+    saved = [(f, f.__code__) for f in functions]
+    for f, _ in saved:
+        f.__code__ = namespace["blocked"].__code__
+    try:
+        yield
+    finally:
+        for f, code in saved:
+            f.__code__ = code
+
+
+def _walk_yourself():
+    from chibigrad import viz
+    from chibigrad.autograd import engine
+    return _blocked((engine.topological_order, engine._count_dependencies, viz._walk), WALK_YOURSELF)
+
+
+def _as_ids(got, ids, belongs):
+    """A returned list as data: each item's number in ``ids`` (-1 when not one of them), and the type names of
+    items that are not what ``belongs`` accepts."""
+    if not isinstance(got, list):
+        return {"type": type(got).__name__, "ids": [], "foreign": []}
+    return {"type": "list", "ids": [ids.get(id(item), -1) for item in got],
+            "foreign": sorted({type(item).__name__ for item in got if not belongs(item)})}
+
+
+def observe_01(what, fn, recipe, call):
+    """01_graphs' observers: the student's function on graph ``recipe["graph"]`` (or a trace case)."""
+    if what == "graph_value":
+        _, t = graph_01(recipe["graph"])
+        with _walk_yourself():
+            return call(fn, t)
+    if what == "graph_nodes":
+        _, t = graph_01(recipe["graph"])
+        with _walk_yourself():
+            got = call(fn, t)
+        return _as_ids(got, node_ids(t), lambda n: hasattr(n, "next_functions"))
+    if what == "graph_leaves":
+        import chibigrad as torch
+        _, t = graph_01(recipe["graph"])
+        leaves = {}
+        for node in nodes_by_id(t):
+            if hasattr(node, "variable"):
+                leaves.setdefault(id(node.variable), len(leaves))
+        with _walk_yourself():
+            got = call(fn, t)
+        return _as_ids(got, leaves, lambda v: isinstance(v, torch.Tensor))
+    if what == "trace":
+        return _trace_01(fn, recipe["trace"], call)
+    raise ValueError(f"unknown observer {what!r}")
+
+
+def _trace_01(fn, kind, call):
+    from chibigrad import viz
+    from chibigrad.autograd import engine
+    _, loss, ordering, _ = trace_case_01(kind)
+    nodes = nodes_by_id(loss)
+    hooks = [len(n._pre_hooks) for n in nodes]
+    leaves = [n.variable for n in nodes if hasattr(n, "variable")]
+    error, frames = "", (viz.backward_frames,)
+    with _blocked(frames, TRACE_YOURSELF), engine.use_ordering(fifo_order if ordering == "fifo" else engine.topological_order):
+        try:
+            got = call(fn, loss)
+        except Exception as err:
+            if kind != "freed":
+                raise
+            got, error = None, type(err.__cause__ or err).__name__
+    return {**_as_ids(got, node_ids(loss), lambda n: hasattr(n, "next_functions")), "error": error,
+            "hooks_kept": [len(n._pre_hooks) for n in nodes] != hooks,
+            "grads": all(leaf.grad is not None for leaf in leaves)}
+
+
+# ---- 02_backward: Functions on written-out inputs, orderings and path sums on numbered graphs ----------------------
+
+ORDER_YOURSELF = ("write the depth-first ordering yourself: do not call the engine's topological_order or "
+                  "_count_dependencies (they count dependencies; this exercise is the other way)")
+NO_ENGINE = ("compute the gradient by the path-sum rule yourself: do not call backward or autograd.grad "
+             "(call_node for the local derivatives is fine)")
+SUM_TO_YOURSELF = "write sum_to yourself: do not call Tensor.sum_to_size"
+ORDERS_02, PATH_SUMS_02 = 13, 15  # order_case_02(0 ... 12), path_sum_case_02(0 ... 14)
+
+
+def _diamonds(k, x):
+    y = x
+    for _ in range(k):
+        y = y.sin() * y.cos() + y * 0.5
+    return y
+
+
+def _leaf(value):
+    import chibigrad as torch
+    return torch.tensor(value, dtype=torch.float64, requires_grad=True)
+
+
+@functools.lru_cache(maxsize=None)
+def order_case_02(index):
+    """``(description, root nodes)``: dfs_order's case ``index`` (graph ``17`` of 01_graphs is the deep one)."""
+    if index == 0:
+        return "x * 2", [(_leaf(0.5) * 2).grad_fn]
+    if index == 1:
+        return "a leaf's own node (x.backward() on a leaf)", [_leaf(0.5)._accumulator()]
+    if index == 2:
+        a = _leaf(0.3).sin()
+        return "a = x.sin(); y = a * a.cos() + a", [(a * a.cos() + a).grad_fn]
+    if index == 3:
+        return "8 diamonds in a row", [_diamonds(8, _leaf(0.3)).grad_fn]
+    if index in (4, 5):
+        x = _leaf(0.4)
+        shared = x.tanh() * x
+        y1, y2 = shared.sin(), (shared * 3).cos()
+        return ("two roots sharing a subgraph", [y1.grad_fn, y2.grad_fn]) if index == 4 else \
+            ("the same root twice", [y1.grad_fn, y1.grad_fn])
+    if index < 12:
+        return f"random graph (seed {index - 6})", [random_graph_01(index - 6, 40)[0].grad_fn]
+    if index == 12:
+        return f"a chain of {DEEP_01} additions", [graph_01(17)[1].grad_fn]
+    raise ValueError(f"no ordering case {index} in 02_backward")
+
+
+def ordered_graphs_02(seed):
+    """``(outputs, leaves, grads)``: two random graphs of broadcasting shapes with keepdim sums."""
+    import chibigrad as torch
+    outs = [random_graph_01(seed * 10 + k, 30, shapes=SHAPES, reductions=True)[0] for k in range(2)]
+    leaves = list({id(n.variable): n.variable for n in nodes_by_id([o.grad_fn for o in outs])
+                   if hasattr(n, "variable")}.values())
+    grads = [torch.tensor(np.random.default_rng(seed).standard_normal(tuple(o.shape))) for o in outs]
+    return outs, leaves, grads
+
+
+def _five_neurons(seed):
+    import chibigrad as torch
+    rng = np.random.default_rng(seed)
+    a, w1, w2, w3, w4 = [torch.tensor(rng.standard_normal((3, 3)), requires_grad=True) for _ in range(5)]
+    return 10 - (w3 * (w1 * a) + w4 * (w2 * a)), [a, w1, w2, w3, w4]
+
+
+@functools.lru_cache(maxsize=None)
+def path_sum_case_02(index):
+    """``(description, output, leaves)``: path_sum_grad's case ``index``."""
+    if index < 3:
+        return (f"the five-neuron network (seed {index})", *_five_neurons(index))
+    x = _leaf(1.5)
+    if index == 3:
+        return "y = x * x (two edges from one node to x)", x * x, [x]
+    if index == 4:
+        return "y = x * x * x", x * x * x, [x]
+    if index == 5:
+        x2 = _leaf(1.5)  # a leaf is matched by identity (is), not by value
+        return "y = x1 * x2 + x1 with two different leaves that hold equal values", x * x2 + x, [x, x2]
+    x = _leaf(0.3)
+    if index == 6:
+        return "8 diamonds in a row (256 paths)", _diamonds(8, x), [x]
+    if index == 7:
+        return "a leaf the output does not depend on (expect zeros)", x.sin() * 2, [_leaf(2.0)]
+    if index < 14:
+        return (f"random graph of (2, 2) tensors (seed {index - 8})",
+                *random_graph_01(index - 8, 25, shapes=((2, 2),)))
+    if index == 14:
+        y = graph_01(17)[1]
+        return f"a chain of {DEEP_01} additions", y, [nodes_by_id(y)[-1].variable]
+    raise ValueError(f"no path-sum case {index} in 02_backward")
+
+
+def _array(t):
+    """A tensor's values as float64 (None for anything else)."""
+    import chibigrad as torch
+    return t.detach().numpy().astype(np.float64) if isinstance(t, torch.Tensor) else None
+
+
+def observe_02(what, fn, recipe, call):
+    """02_backward's observers."""
+    import chibigrad as torch
+    from chibigrad.autograd import engine
+    if what == "sum_to":
+        g = torch.tensor(recipe["grad"], dtype=getattr(torch, recipe.get("dtype", "float64")),
+                         requires_grad=recipe.get("weight") is not None)
+        with _blocked((torch.Tensor.sum_to_size,), SUM_TO_YOURSELF):
+            out = call(fn, g, tuple(recipe["shape"]))
+        got = {"type": type(out).__name__, "value": _array(out), "dtype": str(getattr(out, "dtype", "")),
+               "grad_fn": getattr(out, "grad_fn", None) is not None, "grad": None}
+        if got["grad_fn"] and recipe.get("weight") is not None:
+            (out * torch.tensor(recipe["weight"], dtype=g.dtype)).sum().backward()
+            got["grad"] = _array(g.grad)
+        return got
+    if what == "function":
+        return _function_02(fn, recipe, call)
+    if what == "order":
+        _, roots = order_case_02(recipe["case"])
+        with _blocked((engine.topological_order, engine._count_dependencies), ORDER_YOURSELF):
+            got = call(fn, list(roots))
+        return _as_ids(got, node_ids(list(roots)), lambda n: hasattr(n, "next_functions"))
+    if what == "ordered_backward":
+        outs, leaves, grads = ordered_graphs_02(recipe["seed"])
+        with engine.use_ordering(lambda roots: call(fn, roots)):
+            call(torch.autograd.backward, outs, grads)
+        grads = [_array(t.grad) for t in leaves]
+        for t in leaves:
+            t.grad = None
+        return grads
+    if what == "path_sum":
+        _, out, leaves = path_sum_case_02(recipe["case"])
+        with _blocked((engine.execute,), NO_ENGINE):
+            got = call(fn, out, leaves[recipe["leaf"]])
+        return {"type": type(got).__name__, "value": _array(got)}
+    raise ValueError(f"unknown observer {what!r}")
+
+
+def _function_02(cls, recipe, call):
+    """``cls.apply`` on the recipe's inputs: the output, its grad_fn, what backward returned (before the engine
+    sums it), the gradients through the engine, and what a second backward through the freed graph raised."""
+    import chibigrad as torch
+    dtype = getattr(torch, recipe.get("dtype", "float64"))
+    inputs = [torch.tensor(a, dtype=dtype, requires_grad=r) if r is not None else a
+              for a, r in zip(recipe["inputs"], recipe["requires_grad"])]
+    out = call(cls.apply, *inputs)
+    if not isinstance(out, torch.Tensor):
+        return {"type": type(out).__name__}
+    got = {"type": "Tensor", "value": _array(out), "dtype": str(out.dtype),
+           "grad_fn": None if out.grad_fn is None else out.grad_fn.name(), "raw": None, "grads": None, "again": None}
+    if out.grad_fn is None:
+        return got
+    g = torch.tensor(recipe["grad"], dtype=dtype)
+    raw = call(out.grad_fn.apply, g)
+    raw = raw if isinstance(raw, tuple) else (raw,)
+    got["raw"] = [None if r is None else _array(r) if isinstance(r, torch.Tensor) else ("@other", type(r).__name__)
+                  for r in raw]
+    wanted = [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+    got["grads"] = [_array(x) for x in call(lambda: torch.autograd.grad(out, wanted, g, allow_unused=True))]
+    try:
+        out.backward(g)
+    except Exception as err:
+        got["again"] = f"{type(err).__name__}: {err}"[:500]
+    return got

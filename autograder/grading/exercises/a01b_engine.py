@@ -7,7 +7,7 @@ import numpy as np
 
 import chibigrad as torch
 
-from ...checks.a02_backward import SUM_TO_CASES, _numpy_sum_to
+from .a02_backward import SUM_TO_CASES, _numpy_sum_to
 from .. import cases
 from ..judge import exercise, expect, expect_array
 

@@ -155,8 +155,7 @@ deep_x, deep_y = chain()
 got = attempt("walk on a chain of 10,000 additions", walk, deep_y)
 assert len(got) == 10_001, f"a chain of 10,000 additions has 10,001 nodes, walk found {len(got)}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01_graphs
-a01_graphs.check_walk(walk)
+# judged in the grader's own process: autograder/grading/exercises/a01_graphs.py, walk
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="summarize-text"
@@ -201,8 +200,7 @@ deep_x, deep_y = chain()
 got = attempt("summarize on a chain of 10,000 additions", summarize, deep_y)
 assert got == {"AddBackward0": 10_000, "AccumulateGrad": 1}, f"a chain of 10,000 additions: got {got}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01_graphs
-a01_graphs.check_summarize(summarize)
+# judged in the grader's own process: autograder/grading/exercises/a01_graphs.py, summarize
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="find_leaves-text"
@@ -249,8 +247,7 @@ deep_x, deep_y = chain()
 got = attempt("find_leaves on a chain of 10,000 additions", find_leaves, deep_y)
 assert len(got) == 1 and got[0] is deep_x, f"a chain of 10,000 additions has one leaf, got {len(got)}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01_graphs
-a01_graphs.check_find_leaves(find_leaves)
+# judged in the grader's own process: autograder/grading/exercises/a01_graphs.py, find_leaves
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="depth-text"
@@ -306,8 +303,7 @@ deep_x, deep_y = chain()
 got = attempt("depth on a chain of 10,000 additions", depth, deep_y)
 assert got == 10_001, f"a chain of 10,000 additions is 10,001 nodes deep, got {got}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01_graphs
-a01_graphs.check_depth(depth)
+# judged in the grader's own process: autograder/grading/exercises/a01_graphs.py, depth
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="trace_backward-text"
@@ -374,8 +370,7 @@ else:
 assert all(not n._pre_hooks for n in topological_order([y.grad_fn])), \
     "when backward raised, your hooks stayed on the graph: remove them in a `finally:` block"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a01_graphs
-a01_graphs.check_trace_backward(trace_backward)
+# judged in the grader's own process: autograder/grading/exercises/a01_graphs.py, trace_backward
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"

@@ -143,8 +143,7 @@ got = attempt("sum_to(a grad that requires grad, (3,))", sum_to, gg * 2, (3,))
 assert got.grad_fn is not None, \
     "sum_to on a tensor that requires grad returned a tensor without grad_fn: use Tensor operations, not numpy"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a02_backward
-a02_backward.check_sum_to(sum_to)
+# judged in the grader's own process: autograder/grading/exercises/a02_backward.py, sum_to
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="hypot-text"
@@ -203,8 +202,7 @@ else:
     raise AssertionError("a second backward through Hypot worked, expected the engine's RuntimeError: keep what "
                          "backward needs with ctx.save_for_backward (the engine frees it), not as ctx attributes")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a02_backward
-a02_backward.check_hypot(Hypot)
+# judged in the grader's own process: autograder/grading/exercises/a02_backward.py, hypot
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="lerp-text"
@@ -258,8 +256,7 @@ attempt("Lerp with weight 0.5 (a number), then backward",
         lambda: Lerp.apply(start2, torch.tensor([3.0, 6.0]), 0.5).sum().backward())
 assert close(start2.grad, [0.5, 0.5]), f"with weight 0.5: got {start2.grad}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a02_backward
-a02_backward.check_lerp(Lerp)
+# judged in the grader's own process: autograder/grading/exercises/a02_backward.py, lerp
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="dfs_order-text"
@@ -327,8 +324,7 @@ order = attempt("dfs_order on a chain of 10,000 additions", dfs_order, [deep_y.g
 assert len(order) == 10_001 and order[0] is deep_y.grad_fn, \
     f"a chain of 10,000 additions: expected its 10,001 nodes, the root first, got {len(order)} nodes"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a02_backward
-a02_backward.check_dfs_order(dfs_order)
+# judged in the grader's own process: autograder/grading/exercises/a02_backward.py, dfs_order
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="path_sum_grad-text"
@@ -399,8 +395,7 @@ deep_x, deep_y = chain()
 got = attempt("path_sum_grad on a chain of 10,000 additions", path_sum_grad, deep_y, deep_x)
 assert close(got, 1.0), f"a chain of additions has one path of derivatives 1: expected 1.0, got {got}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a02_backward
-a02_backward.check_path_sum_grad(path_sum_grad)
+# judged in the grader's own process: autograder/grading/exercises/a02_backward.py, path_sum_grad
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
