@@ -169,19 +169,19 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
                 return "ok"
             except BaseException as err:
                 return type(err).__name__
-        from autograder.checks import a01_graphs
+        from autograder.checks import a03_graph_lifetime as hidden
         results = {
-            "check runs": attempt(lambda: a01_graphs.check_walk(lambda t: "wrong")),
-            "open check": attempt(lambda: open(a01_graphs.__file__).read()),
-            "getsource": attempt(lambda: inspect.getsource(a01_graphs.check_walk)),
-            "loader": attempt(lambda: a01_graphs.__loader__.get_source(a01_graphs.__name__)),
-            "repository checks": attempt(lambda: open(REPO + "/autograder/checks/a01_graphs.py").read()),
+            "check runs": attempt(lambda: hidden.check_hvp(lambda *a: "wrong")),
+            "open check": attempt(lambda: open(hidden.__file__).read()),
+            "getsource": attempt(lambda: inspect.getsource(hidden.check_hvp)),
+            "loader": attempt(lambda: hidden.__loader__.get_source(hidden.__name__)),
+            "repository checks": attempt(lambda: open(REPO + "/autograder/checks/a03_graph_lifetime.py").read()),
             "solutions": attempt(lambda: open(REPO + "/notebooks/source/01_graphs/01_graphs.ipynb").read()),
             "course": attempt(lambda: open(COURSE + "/gradebook.db").read()),
             "elsewhere": attempt(lambda: open(ELSEWHERE).read()),
             "chmod course": attempt(lambda: os.chmod(COURSE + "/gradebook.db", 0)),
             "chown course": attempt(lambda: os.chown(COURSE + "/gradebook.db", 1, 1)),
-            "chmod check": attempt(lambda: os.chmod(a01_graphs.__file__, 0o777)),
+            "chmod check": attempt(lambda: os.chmod(hidden.__file__, 0o777)),
             "chmod own": attempt(lambda: os.chmod(".", 0o700)),
             "device node": attempt(lambda: os.mknod("disk", 0o600 | 0o060000, os.makedev(8, 0))),
             "numpy": attempt(lambda: __import__("numpy").ones(3).sum()),

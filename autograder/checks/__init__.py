@@ -1,12 +1,13 @@
 """Hidden tests of the graded notebooks, and the helpers they share.
 
-Each assignment has a module here (``a01_graphs``, ``a02_backward``, ...) with one
+Each assignment not yet judged (``a03_graph_lifetime`` ... ``a08_debugging``; the judged ones are in
+``autograder/grading/exercises/``) has a module here with one
 ``check_<exercise>(answer)`` per exercise. A notebook's tests cell runs its visible
 asserts, then calls the check in its hidden-tests region::
 
     ### BEGIN HIDDEN TESTS
-    from autograder.checks import a01_graphs
-    a01_graphs.check_walk(walk)
+    from autograder.checks import a03_graph_lifetime
+    a03_graph_lifetime.check_hvp(hvp)
     ### END HIDDEN TESTS
 
 Rules for checks:

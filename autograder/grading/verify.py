@@ -1,7 +1,7 @@
 """Re-run a graded notebook's code in a fresh Python and confirm the test cells that passed.
 
 Why: the hidden tests run in the same kernel as the student's code, and a student's cell can
-replace anything there: the test helpers (``a01_graphs.check_walk = lambda f: None``), the
+replace anything there: the test helpers (``a03_graph_lifetime.check_hvp = lambda f: None``), the
 oracles in chibigrad or numpy (``np.allclose = lambda *a, **k: True``), builtins (``len``),
 IPython itself (an input transformer that blanks every later cell), or drop a fake
 ``autograder/`` package next to the notebook. A passing test cell in the kernel therefore
