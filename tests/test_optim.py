@@ -305,6 +305,9 @@ def test_dir_of_optim_lists_what_torch_optim_lists():
     assert "_missing" not in dir(torch) and "__getattr__" not in dir(torch.nn)
     with pytest.raises(AttributeError, match="chibigrad does not implement torch.optim.SparseAdam"):
         torch.optim.SparseAdam
+    with pytest.raises(AttributeError, match="chibigrad does not implement torch.optim.lr_scheduler.CyclicLR"):
+        torch.optim.lr_scheduler.CyclicLR
+    assert "__getattr__" not in dir(torch.optim.lr_scheduler) and not hasattr(torch.optim.lr_scheduler, "SequentialLR")
 
 
 def test_lbfgs_minimises_a_quadratic_with_a_closure_and_refuses_a_line_search():

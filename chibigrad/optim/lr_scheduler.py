@@ -549,3 +549,8 @@ def _per_group(name, optimizer, value):
                              f"values, param_groups has {len(optimizer.param_groups)}.")
         return list(value)
     return [value] * len(optimizer.param_groups)
+
+
+from .. import _missing  # noqa: E402
+
+__getattr__ = _missing.module_getattr(__name__, "torch.optim.lr_scheduler")
