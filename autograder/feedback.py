@@ -189,6 +189,9 @@ class RedactHiddenTests(NbGraderPreprocessor):
     begin_test_delimeter = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
     end_test_delimeter = Unicode("END HIDDEN TESTS").tag(config=True)
     hidden_dirs = List(Unicode()).tag(config=True)
+    # nbconvert's HTML exporter configures this for every NbConvertBase; nbgrader's base class does not
+    # declare it configurable, so traitlets warned on each feedback run
+    display_data_priority = List(Unicode()).tag(config=True)
 
     def preprocess(self, nb, resources):
         dirs = self.hidden_dirs or _hidden_dirs()

@@ -756,3 +756,12 @@ def test_feedback_shows_what_a_submission_displayed_as_text_never_as_html():
     assert [sorted(d) for d in data] == [["text/plain"]] * 4
     assert data[1]["text/plain"] == "[image/svg+xml output: not shown in feedback]"
     assert "<em>1</em>" in page, "the release's locked Markdown still renders"
+
+
+def test_feedback_redaction_takes_the_html_exporters_configuration_without_a_warning(caplog):
+    """nbconvert's HTML exporter sets ``display_data_priority`` for every preprocessor: no warning per student."""
+    from traitlets.config import Config
+    config = Config({"NbConvertBase": {"display_data_priority": ["text/html", "text/plain"]}})
+    with caplog.at_level("WARNING"):
+        redact = feedback.RedactHiddenTests(config=config)
+    assert "not recognized" not in caplog.text and redact.display_data_priority == ["text/html", "text/plain"]
