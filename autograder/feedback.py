@@ -242,4 +242,18 @@ def feedback(course, assignment=None, students=None, reveal_hidden=False):
         app.start()
         pattern = f"{student}/{assignment or '*'}/*.html"
         written += sorted(course.feedback.glob(pattern))
+    for page in set(written):
+        name_exercises(page, page.parent.name)
     return sorted(set(written))
+
+
+def name_exercises(page, assignment):
+    """The page's score summary names each exercise (``Exercise 01.walk``) where nbgrader's template writes
+    "Test cell" for every one of them."""
+    from .build import exercise_name
+    text = page.read_text()
+    named = re.sub(r'<a href="#([\w.-]+)-tests">Test cell</a>',
+                   lambda m: f'<a href="#{m[1]}-tests">Exercise {html.escape(exercise_name(assignment, m[1]))}</a>',
+                   text)
+    if named != text:
+        page.write_text(named)
