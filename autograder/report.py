@@ -7,6 +7,7 @@ something to say (bad input, timeouts, a dead kernel, truncated output, tamperin
 errors), the files ``collect`` could not place, missing submissions, and the integrity findings.
 """
 import base64
+import collections
 import csv
 import datetime
 import html
@@ -71,7 +72,8 @@ def figures(stats):
                 rates.append(100 * rate)
     if labels:
         fig, ax = plt.subplots(figsize=(7, 0.25 * len(labels) + 1))
-        ax.barh(range(len(labels)), rates, color="#228833")
+        bars = ax.barh(range(len(labels)), rates, color="#228833")
+        ax.bar_label(bars, fmt="%.0f%%", fontsize=7, padding=2)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.invert_yaxis()
         ax.set_xlim(0, 100)
@@ -80,7 +82,8 @@ def figures(stats):
         out.append(_figure_html(fig, "Pass rate per test"))
         worst = sorted(zip(rates, labels))[:10]
         fig, ax = plt.subplots(figsize=(7, 0.3 * len(worst) + 1))
-        ax.barh(range(len(worst)), [100 - r for r, _ in worst], color="#cc3311")
+        bars = ax.barh(range(len(worst)), [100 - r for r, _ in worst], color="#cc3311")
+        ax.bar_label(bars, fmt="%.0f%%", fontsize=7, padding=2)
         ax.set_yticks(range(len(worst)), [label for _, label in worst], fontsize=8)
         ax.invert_yaxis()
         ax.set_xlim(0, 100)
@@ -117,6 +120,38 @@ def _collect_rows(course):
     return rows
 
 
+def _failure_messages(course, assignment):
+    """``{exercise: Counter(first line of the error)}`` over the autograded notebooks of one assignment."""
+    import nbformat
+    found = collections.defaultdict(collections.Counter)
+    for path in sorted(course.autograded.glob(f"*/{assignment}/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error" and grade_id.endswith("-tests"):
+                    line = (str(output.get("evalue", "")).strip().splitlines() or [output.get("ename", "")])[0]
+                    found[grade_id[:-len("-tests")]][f"{output.get('ename', '')}: {line}"[:160]] += 1
+    return found
+
+
+def _difficulty(course, table):
+    """A row per exercise: mean points, how many earned them all, and the commonest failure with its count."""
+    rows = []
+    for name, info in table["assignments"].items():
+        subs = [sc for (_, a), sc in table["scores"].items() if a == name]
+        failures = _failure_messages(course, name)
+        for exercise, top in info["exercises"].items():
+            got = [g for g in (sc["exercises"].get(exercise, 0) for sc in subs) if g is not None]
+            full = sum(1 for g in got if g >= top)
+            common = failures[exercise].most_common(1)
+            rows.append([name, exercise, f"{sum(got) / len(got):.2f} / {top:g}" if got else "-",
+                         f"{full}/{len(got)}" + (f" ({100 * full / len(got):.0f}%)" if got else ""),
+                         f"{common[0][0]} ({common[0][1]}x)" if common else ""])
+    return ("<h2>Exercises by difficulty</h2><p>Mean points, submissions with full points, and the commonest "
+            "failure (first line of the error, how many notebooks showed it).</p>"
+            + _table(["assignment", "exercise", "mean", "full points", "most common failure"], rows))
+
+
 def _decisions(table):
     """The instructor's decisions (``adjust``, ``extend``, ``excuse``) and the late policy, with reasons."""
     state = table["term"]
@@ -145,6 +180,7 @@ def report(course, output=None):
     parts.append("<h2>Assignments</h2>" + _table(
         ["assignment", "max", "submitted", "mean", "median", "late", "missing"], summary))
     parts.append("<h2>Figures</h2>" + "".join(figures(stats)))
+    parts.append(_difficulty(course, table))
     events = []
     for (assignment, student), r in sorted(records.items()):
         if r["notes"] or r["status"] != "graded" or r.get("error"):

@@ -517,6 +517,8 @@ def test_the_report_says_what_happened_to_each_hostile_submission(term):
                 "deletes-files", "writes-gradebook", "patches-helpers", "patches-ipython", "patches-numpy", "bad-json"):
         assert f"<td>{sid}</td>" in page, sid
     assert page.count("<img ") == 4
+    difficulty = page.split("Exercises by difficulty")[1].split("<h2>")[0]
+    assert "<td>01_graphs</td><td>walk</td>" in difficulty and "x)</td>" in difficulty, "mean, pass rate, a failure"
     assert "never-submitted" not in page.split("Missing submissions")[1], "due in 2030: not missing yet"
 
 
