@@ -156,7 +156,13 @@ def redact_output(output, secrets):
 SHOWN_MIMES = ("text/plain", "image/png", "image/jpeg")  # text, and pictures that cannot carry a script
 
 
-class OutputsAsText(NbGraderPreprocessor):
+class FeedbackStep(NbGraderPreprocessor):
+    """nbconvert's HTML exporter configures ``display_data_priority`` for every preprocessor; nbgrader's base
+    class does not declare it configurable, so traitlets warned once per step and student."""
+    display_data_priority = List(Unicode()).tag(config=True)
+
+
+class OutputsAsText(FeedbackStep):
     """Everything the student wrote or displayed as text: every output keeps only text and raster images
     (HTML, SVG, JavaScript, Markdown, LaTeX and widgets are dropped; nbconvert escapes the text), the
     student's own Markdown cells (not locked: autograde restores locked ones from the release) are shown
@@ -182,16 +188,13 @@ class OutputsAsText(NbGraderPreprocessor):
         return cell, resources
 
 
-class RedactHiddenTests(NbGraderPreprocessor):
+class RedactHiddenTests(FeedbackStep):
     """Hidden-test regions out of the sources, their lines out of every traceback, and the
     lines of hidden tests and checks out of every output, whatever printed them."""
 
     begin_test_delimeter = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
     end_test_delimeter = Unicode("END HIDDEN TESTS").tag(config=True)
     hidden_dirs = List(Unicode()).tag(config=True)
-    # nbconvert's HTML exporter configures this for every NbConvertBase; nbgrader's base class does not
-    # declare it configurable, so traitlets warned on each feedback run
-    display_data_priority = List(Unicode()).tag(config=True)
 
     def preprocess(self, nb, resources):
         dirs = self.hidden_dirs or _hidden_dirs()
@@ -243,17 +246,20 @@ def feedback(course, assignment=None, students=None, reveal_hidden=False):
         pattern = f"{student}/{assignment or '*'}/*.html"
         written += sorted(course.feedback.glob(pattern))
     for page in set(written):
-        name_exercises(page, page.parent.name)
+        tidy(page, page.parent.name)
     return sorted(set(written))
 
 
-def name_exercises(page, assignment):
-    """The page's score summary names each exercise (``Exercise 01.walk``) where nbgrader's template writes
-    "Test cell" for every one of them."""
+def tidy(page, assignment):
+    """What nbgrader's template writes, made to serve the student: the score summary names each exercise
+    (``Exercise 01.walk``, not "Test cell" for every one), and the page loads nothing from the network (the
+    template fetches MathJax from a CDN; the notebooks have no mathematics, and a page opened offline should
+    not wait for one)."""
     from .build import exercise_name
     text = page.read_text()
-    named = re.sub(r'<a href="#([\w.-]+)-tests">Test cell</a>',
-                   lambda m: f'<a href="#{m[1]}-tests">Exercise {html.escape(exercise_name(assignment, m[1]))}</a>',
-                   text)
-    if named != text:
-        page.write_text(named)
+    tidied = re.sub(r'<a href="#([\w.-]+)-tests">Test cell</a>',
+                    lambda m: f'<a href="#{m[1]}-tests">Exercise {html.escape(exercise_name(assignment, m[1]))}</a>',
+                    text)
+    tidied = re.sub(r'<script src="https?://[^"]*mathjax[^"]*">\s*</script>', "", tidied, flags=re.I)
+    if tidied != text:
+        page.write_text(tidied)

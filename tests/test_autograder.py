@@ -652,6 +652,7 @@ def test_feedback_has_no_hidden_tests(term):
             leaks[str(path.relative_to(course_dir))] = found[:3]
     assert not leaks, leaks
     assert not [p.name for p in files if ">Test cell<" in p.read_text()], "the score summary names the exercises"
+    assert not [p.name for p in files if re.search(r'src="https?://', p.read_text())], "nothing loaded from the network"
     spy = _html_text(course_dir / "feedback" / "prints-hidden-tests" / "01_graphs" / "01_graphs.html")
     assert spy.count(feedback.HIDDEN_LINE) >= 20, "it printed the hidden tests: the filter replaced them"
     planted = sorted(p.name for p in (course_dir / "feedback" / "plants-files" / "01_graphs").iterdir())
@@ -766,15 +767,17 @@ def test_feedback_redaction_takes_the_html_exporters_configuration_without_a_war
     from traitlets.config import Config
     config = Config({"NbConvertBase": {"display_data_priority": ["text/html", "text/plain"]}})
     with caplog.at_level("WARNING"):
-        redact = feedback.RedactHiddenTests(config=config)
-    assert "not recognized" not in caplog.text and redact.display_data_priority == ["text/html", "text/plain"]
+        steps = [feedback.RedactHiddenTests(config=config), feedback.OutputsAsText(config=config)]
+    assert "not recognized" not in caplog.text
+    assert all(step.display_data_priority == ["text/html", "text/plain"] for step in steps)
 
 
-def test_the_feedback_summary_names_each_exercise(tmp_path):
+def test_the_feedback_summary_names_each_exercise_and_the_page_loads_nothing_remote(tmp_path):
     page = tmp_path / "01_graphs.html"
-    page.write_text('<li><a href="#walk-tests">Test cell</a> (Score: 2.0 / 2.0)</li>\n'
+    page.write_text('<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=TeX"> </script>\n'
+                    '<li><a href="#walk-tests">Test cell</a> (Score: 2.0 / 2.0)</li>\n'
                     '<li><a href="#depth-tests">Test cell</a> (Score: 0.0 / 3.0)</li>')
-    feedback.name_exercises(page, "01_graphs")
+    feedback.tidy(page, "01_graphs")
     text = page.read_text()
-    assert "Test cell" not in text
+    assert "Test cell" not in text and "http" not in text
     assert '<a href="#walk-tests">Exercise 01.walk</a>' in text and '<a href="#depth-tests">Exercise 01.depth</a>' in text
