@@ -310,3 +310,18 @@ def test_a_loop_that_hides_its_op_count_fails_the_judges_timing(monkeypatch):
     assert ops <= 1, ops  # the op count the student process reports misses its loop: only the judge's clock sees it
     with pytest.raises(AssertionError, match="no answer within 0.5 s"):
         a06c_vmap.expect_fast(judge.Student(_timed(namespace)), *case)
+
+
+def test_a_failed_case_reads_in_a_few_lines():
+    """A wrong 50x40 gradient names how many values differ and the first one, arrays summarised; any message the
+    judge writes into the notebook is cut to its first lines, saying how much was left out (issue 28: 20 KB)."""
+    with pytest.raises(AssertionError) as err:
+        judge.expect_array(np.zeros((50, 40)) + np.eye(50, 40), np.zeros((50, 40)), "x.grad")
+    message = str(err.value)
+    assert message.startswith("x.grad: wrong values at 40 of 2000 positions; the first, (0, 0): got 1, expected 0")
+    assert len(message.splitlines()) <= 14 and "..." in message
+    dump = "\n".join(f"node {i}: " + "AddBackward0 " * 10 for i in range(2000))
+    shown = judge.verdict_output(dump).evalue
+    assert len(shown) <= judge.MESSAGE_CHARS + 80 and len(shown.splitlines()) <= judge.MESSAGE_LINES + 1
+    assert shown.startswith("node 0: ") and shown.endswith("more characters of this message not shown]")
+    assert judge.verdict_output("b.grad: expected [1, 2], got [1, 3]").evalue == "b.grad: expected [1, 2], got [1, 3]"

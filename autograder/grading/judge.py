@@ -91,7 +91,13 @@ def expect_array(got, expected, what, tol=1e-8):
     except (TypeError, ValueError):
         raise AssertionError(f"{what}: expected an array, got {type(got).__name__}") from None
     expect(got.shape == expected.shape, f"{what}: shape {got.shape}, expected {expected.shape}")
-    expect(np.allclose(got, expected, rtol=tol, atol=tol), f"{what}: wrong values\n got:\n{got}\n expected:\n{expected}")
+    if not np.allclose(got, expected, rtol=tol, atol=tol):
+        wrong = np.argwhere(~np.isclose(got, expected, rtol=tol, atol=tol))
+        first = tuple(int(i) for i in wrong[0])
+        show = {"threshold": 20, "edgeitems": 2}
+        raise AssertionError(f"{what}: wrong values at {len(wrong)} of {got.size} positions; the first, {first}: "
+                             f"got {got[first]:.6g}, expected {expected[first]:.6g}\n got:\n"
+                             f"{np.array2string(got, **show)}\n expected:\n{np.array2string(expected, **show)}")
 
 
 class Student:
@@ -175,8 +181,24 @@ def student_lib():
     return folder
 
 
+MESSAGE_LINES, MESSAGE_CHARS = 12, 1500  # a failed case reads in a glance: its first differences, not a dump
+
+
+def brief(message):
+    """``message`` cut to its first lines (and characters, at a line's end where one is near), saying how
+    much was left out."""
+    lines = message.split("\n")
+    kept = "\n".join(lines[:MESSAGE_LINES])
+    if len(kept) > MESSAGE_CHARS:
+        cut = kept.rfind("\n", 0, MESSAGE_CHARS)
+        kept = kept[:cut if cut > MESSAGE_CHARS // 2 else MESSAGE_CHARS]
+    left = len(message) - len(kept)
+    return kept if left <= 0 else f"{kept}\n[... {left:,} more characters of this message not shown]"
+
+
 def verdict_output(message):
     """The judge's failure as the error output nbgrader scores 0 (no frame of the judge in it)."""
+    message = brief(message)
     return NotebookNode(output_type="error", ename="AssertionError", evalue=message,
                         traceback=[f"AssertionError: {message}"])
 
