@@ -113,11 +113,15 @@ def _table(header, rows):
 
 
 def _collect_rows(course):
-    rows = []
-    for path in sorted((course.grading / "collect").glob("collect-*.csv")):
+    """What the latest collect of each assignment did not simply place: an earlier run's rows are stale once
+    the assignment was collected again."""
+    latest = {}
+    for path in sorted((course.grading / "collect").glob("collect-*.csv")):  # named by time: oldest first
         with open(path, newline="") as f:
-            rows += [r for r in csv.DictReader(f) if r["status"] != "placed" or r["notes"]]
-    return rows
+            rows = [r for r in csv.DictReader(f)]
+        for assignment in {r["assignment"] for r in rows if r["assignment"]} or {""}:
+            latest[assignment] = [r for r in rows if r["assignment"] in (assignment, "")]
+    return [r for _, rows in sorted(latest.items()) for r in rows if r["status"] != "placed" or r["notes"]]
 
 
 def _failure_messages(course, assignment):

@@ -781,3 +781,19 @@ def test_the_feedback_summary_names_each_exercise_and_the_page_loads_nothing_rem
     text = page.read_text()
     assert "Test cell" not in text and "http" not in text
     assert '<a href="#walk-tests">Exercise 01.walk</a>' in text and '<a href="#depth-tests">Exercise 01.depth</a>' in text
+
+
+def test_the_reports_collect_table_shows_the_latest_collect_of_each_assignment(tmp_path):
+    from autograder import report
+    folder = tmp_path / "grading" / "collect"
+    folder.mkdir(parents=True)
+    header = "status,file,student,assignment,notebook,notes\n"
+    (folder / "collect-20261101-100000.csv").write_text(
+        header + "placed,a.ipynb,ann,01_graphs,01_graphs,renamed to 01_graphs.ipynb\nnot placed,x.txt,,01_graphs,,not a notebook\n")
+    (folder / "collect-20261102-100000.csv").write_text(header + "placed,b.ipynb,bob,02_backward,02_backward,late by 1.0 days\n")
+    (folder / "collect-20261103-100000.csv").write_text(header + "placed,a.ipynb,ann,01_graphs,01_graphs,\n")
+
+    class Course:
+        grading = tmp_path / "grading"
+    rows = report._collect_rows(Course())
+    assert [(r["student"], r["assignment"], r["notes"]) for r in rows] == [("bob", "02_backward", "late by 1.0 days")]
