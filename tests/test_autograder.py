@@ -222,10 +222,10 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
     its own output and the checks' messages stay."""
     from nbformat.v4 import new_code_cell, new_notebook, new_output
     checks_dir = feedback._hidden_dirs()[0]
-    check_line = next(line.strip() for line in (Path(checks_dir) / "a01_graphs.py").read_text().splitlines()
+    check_line = next(line.strip() for line in (Path(checks_dir) / "a03_graph_lifetime.py").read_text().splitlines()
                       if line.strip().startswith("expect(") and len(line.strip()) > 40)
-    test_source = ("assert walk(x) == []\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import a01_graphs\n"
-                   "a01_graphs.check_walk(walk)\n### END HIDDEN TESTS")
+    test_source = ("assert walk(x) == []\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import a03_graph_lifetime\n"
+                   "a03_graph_lifetime.check_hvp(hvp)\n### END HIDDEN TESTS")
     history = "\n".join(["x = 1", test_source])
     outputs = [
         new_output("stream", name="stdout", text=f"my own line\n{history}\n    {check_line}\n"),
@@ -238,7 +238,7 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
     nb = new_notebook(cells=[new_code_cell(test_source, outputs=[]), new_code_cell("print(In)", outputs=outputs)])
     redacted, _ = feedback.RedactHiddenTests(hidden_dirs=[checks_dir]).preprocess(nb, {})
     text = json.dumps(redacted)
-    for secret in ("a01_graphs.check_walk(walk)", "from autograder.checks import a01_graphs", check_line,
+    for secret in ("a03_graph_lifetime.check_hvp(hvp)", "from autograder.checks import a03_graph_lifetime", check_line,
                    "BEGIN HIDDEN TESTS"):
         assert json.dumps(secret)[1:-1] not in text, secret
         assert html.escape(secret) not in text, secret
@@ -251,22 +251,22 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
 
 def test_the_verifier_sees_and_undoes_replaced_functions():
     import numpy as np
-    from autograder.checks import a01_graphs
+    from autograder.checks import a03_graph_lifetime
     snapshot = verify.take_snapshot()
-    original_allclose, original_check, original_len = np.allclose, a01_graphs.check_walk, len
-    code = a01_graphs.check_summarize.__code__
+    original_allclose, original_check, original_len = np.allclose, a03_graph_lifetime.check_hvp, len
+    code = a03_graph_lifetime.check_per_loss_grads.__code__
     try:
         np.allclose = lambda *a, **k: True
-        a01_graphs.check_walk = lambda walk: None
+        a03_graph_lifetime.check_hvp = lambda hvp: None
         __builtins__["len"] = lambda x: 0
-        a01_graphs.check_summarize.__code__ = (lambda summarize: None).__code__
+        a03_graph_lifetime.check_per_loss_grads.__code__ = (lambda per_loss_grads: None).__code__
         changed = verify.diff_and_restore(snapshot)
     finally:
         __builtins__["len"] = original_len
-    assert {"numpy.allclose", "autograder.checks.a01_graphs.check_walk", "builtins.len"} <= set(changed), changed
-    assert any("check_summarize" in c for c in changed)
-    assert np.allclose is original_allclose and a01_graphs.check_walk is original_check
-    assert a01_graphs.check_summarize.__code__ is code
+    assert {"numpy.allclose", "autograder.checks.a03_graph_lifetime.check_hvp", "builtins.len"} <= set(changed), changed
+    assert any("check_per_loss_grads" in c for c in changed)
+    assert np.allclose is original_allclose and a03_graph_lifetime.check_hvp is original_check
+    assert a03_graph_lifetime.check_per_loss_grads.__code__ is code
     assert verify.diff_and_restore(snapshot) == []
 
 
@@ -302,19 +302,19 @@ def test_gradebook_differences_name_each_leaf():
 
 
 def test_traceback_redaction():
-    hidden = ["### BEGIN HIDDEN TESTS", "from autograder.checks import a01_graphs", "a01_graphs.check_walk(walk)",
+    hidden = ["### BEGIN HIDDEN TESTS", "from autograder.checks import a03_graph_lifetime", "a03_graph_lifetime.check_hvp(hvp)",
               "### END HIDDEN TESTS"]
-    checks_file = str(Path(feedback._hidden_dirs()[0]) / "a01_graphs.py")
+    checks_file = str(Path(feedback._hidden_dirs()[0]) / "a03_graph_lifetime.py")
     entries = [
         "\x1b[31m----\x1b[39m",
-        "Cell In[3], line 11\n      8 assert walk(x) == []\n      9 ### BEGIN HIDDEN TESTS\n---> 11 a01_graphs.check_walk(walk)\n",
-        f"File {checks_file}:42, in check_walk(walk)\n     41 x = 1\n---> 42 expect(len(got) == len(expected), 'secret')\n",
+        "Cell In[3], line 11\n      8 assert walk(x) == []\n      9 ### BEGIN HIDDEN TESTS\n---> 11 a03_graph_lifetime.check_hvp(hvp)\n",
+        f"File {checks_file}:42, in check_hvp(hvp)\n     41 x = 1\n---> 42 expect(len(got) == len(expected), 'secret')\n",
         "Cell In[2], line 5, in walk(t)\n      4 def walk(t):\n----> 5     return walk(t)\n",
         "AssertionError: walk on a chain: RecursionError",
     ]
     out = feedback.redact_traceback(entries, hidden, feedback._hidden_dirs())
     text = "\n".join(out)
-    assert "check_walk" not in text and "expect(" not in text and "BEGIN HIDDEN" not in text
+    assert "check_hvp" not in text and "expect(" not in text and "BEGIN HIDDEN" not in text
     assert "assert walk(x) == []" in text and "return walk(t)" in text
     assert text.endswith("AssertionError: walk on a chain: RecursionError")
     source, lines = feedback.hidden_regions("x = 1\n### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS\ny = 2")
