@@ -325,3 +325,30 @@ def test_a_failed_case_reads_in_a_few_lines():
     assert len(shown) <= judge.MESSAGE_CHARS + 80 and len(shown.splitlines()) <= judge.MESSAGE_LINES + 1
     assert shown.startswith("node 0: ") and shown.endswith("more characters of this message not shown]")
     assert judge.verdict_output("b.grad: expected [1, 2], got [1, 3]").evalue == "b.grad: expected [1, 2], got [1, 3]"
+
+
+def test_per_sample_grads_that_hide_their_backward_passes_fail_the_judges_timing(monkeypatch):
+    from autograder.grading.exercises import a06c_vmap
+    from chibigrad.autograd import engine
+    monkeypatch.setattr(a06c_vmap, "PSG_BATCH", 3_000)  # one grad per sample: about 3 s; vmap(grad): a few ms
+    monkeypatch.setattr(a06c_vmap, "PSG_LIMIT", 0.5)
+    namespace, _ = _setup_namespace("06c_vmap")
+    a06c_vmap.expect_one_pass(judge.Student(_timed(namespace)), "1 backward pass", 7)
+    loss, grad, torch = namespace["loss"], namespace["grad"], namespace["torch"]
+
+    def hiding_loop(params, xs, ys):  # the red team's: the pass counter's original put back meanwhile
+        counted = engine.execute
+        engine.execute = next(c.cell_contents for c in counted.__closure__
+                              if getattr(c.cell_contents, "__name__", "") == "execute")
+        try:
+            rows = [grad(loss)(params, xs[i:i + 1], ys[i:i + 1]) for i in range(xs.shape[0])]
+        finally:
+            engine.execute = counted
+        return tuple(torch.stack([r[k] for r in rows]) for k in range(len(params)))
+    namespace["per_sample_grads"] = hiding_loop
+    small = {"recipe": "vmap_params_big", "seed": 1, "rows": [0], "specs": [
+        {"uniform": [4, 3]}, {"uniform": [3]}, {"uniform": [6, 4]}, {"integers": 3, "shape": [6]}]}
+    passes = judge.Student(_in_process(namespace)).call("per_sample_grads", small, observe="per_sample_rows")["passes"]
+    assert passes == 0, passes  # the count the student process reports misses its loop: only the judge's clock sees it
+    with pytest.raises(AssertionError, match="no answer within 0.5 s"):
+        a06c_vmap.expect_one_pass(judge.Student(_timed(namespace)), f"{passes} backward passes", 7)

@@ -497,6 +497,12 @@ def _vmap_params_case(recipe, namespace):
     return ((W, b), xs, ys), {}
 
 
+def _vmap_params_big_case(recipe, namespace):
+    """``(params, xs, ys)`` for per_sample_grads on a large batch drawn from the recipe's seed."""
+    W, b, xs, ys = _vmap_tensors(vmap_big_args(recipe["specs"], recipe["seed"]))
+    return ((W, b), xs, ys), {"rows": recipe["rows"]}
+
+
 def _counting(module, name, fn, *args):
     """``(fn(*args), how many times module.name was called meanwhile)``."""
     real, count = getattr(module, name), [0]
@@ -575,10 +581,20 @@ def _observe_per_sample(fn, args, context, call):
     return {"type": type(result).__name__, "grads": grads, "passes": passes}
 
 
+def _observe_per_sample_rows(fn, args, context, call):
+    """``per_sample`` on a large batch: each gradient's shape and only the rows the judge asks for."""
+    got = _observe_per_sample(fn, args, context, call)
+    if got["grads"] is not None:
+        got["shapes"] = [None if g is None else list(g.shape) for g in got["grads"]]
+        got["grads"] = [None if g is None or g.ndim == 0 else g[[r for r in context["rows"] if r < len(g)]]
+                        for g in got["grads"]]
+    return got
+
+
 VMAP_RECIPES = {"vmap_rule": _vmap_rule_case, "vmap_engine": _vmap_engine_case, "vmap_params": _vmap_params_case,
-                "vmap_big": _vmap_big_case}
+                "vmap_big": _vmap_big_case, "vmap_params_big": _vmap_params_big_case}
 VMAP_OBSERVERS = {"batch_rule": _observe_rule, "vmap_with_rule": _observe_vmap, "per_sample": _observe_per_sample,
-                  "batch_rule_rows": _observe_rule_rows}
+                  "batch_rule_rows": _observe_rule_rows, "per_sample_rows": _observe_per_sample_rows}
 
 
 # ---- 09_gpu: batches, models and timings on two devices ------------------------------------------------------------

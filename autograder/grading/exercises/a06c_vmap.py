@@ -7,9 +7,9 @@ with the release's ``your_rule`` (``vmap_with_rule``); per-sample gradients with
 
 Counts taken in the student process only explain a failure: that process can fake them. Whether a rule
 batches is decided by the judge's clock (``expect_fast``): a batch of a million samples, drawn from a seed
-there, answered within BIG_LIMIT seconds with the rows the judge asks for. per_sample_grads has no such check
-yet: in the student edition vmap loops over the samples for mm (a stubbed rule), so a right answer is
-only about 3 times faster than one ``grad`` per sample; its backward-pass count still decides.
+there, answered within BIG_LIMIT seconds with the rows the judge asks for. Whether per_sample_grads computes
+every gradient at once is decided the same way (``expect_one_pass``, PSG_BATCH samples within PSG_LIMIT
+seconds); the release's ``loss`` has no matrix product so that no op of it loops in the student edition.
 """
 import numpy as np
 
@@ -18,6 +18,8 @@ from ..judge import exercise, expect, expect_array
 
 BIG_BATCH = 1_000_000  # samples: a loop over them takes about 20 s (about 20 us a sample), a rule about 0.05 s
 BIG_LIMIT = 2.0  # seconds the judge waits for a rule on BIG_BATCH samples (the op counts are the student process's)
+PSG_BATCH = 100_000  # samples: one grad per sample takes 100 s or more (1-6 ms a sample), vmap(grad) 0.1-0.5 s
+PSG_LIMIT = 5.0  # seconds the judge waits for per_sample_grads on PSG_BATCH samples (load 7 on 2 cores: 0.45 s)
 
 
 def _stack(samples, bdim):
@@ -245,5 +247,29 @@ def per_sample_grads(student):
         tol = 1e-5 if dtype == np.float32 else 1e-9
         expect_array(got["grads"][0], dW, f"{what}: dW (one gradient per sample)", tol=tol)
         expect_array(got["grads"][1], db, f"{what}: db (one gradient per sample)", tol=tol)
-        expect(got["passes"] == 1, f"{what}: {got['passes']} backward passes; vmap(grad(...)) computes every "
-                                   "sample's gradient in one")
+    expect_one_pass(student, f"{got['passes']} backward passes for {n} samples", 6041)
+
+
+def expect_one_pass(student, passes, seed):
+    """On PSG_BATCH samples per_sample_grads answers within PSG_LIMIT seconds, timed by the judge, with the right
+    rows: one backward pass for the whole batch, not one per sample (``passes``, what the student process
+    counted on a small batch, only explains a failure)."""
+    rows = sorted(np.random.default_rng(seed).choice(PSG_BATCH, 5, replace=False).tolist())
+    specs = [{"uniform": [4, 3]}, {"uniform": [3]}, {"uniform": [PSG_BATCH, 4]}, {"integers": 3, "shape": [PSG_BATCH]}]
+    what = f"per_sample_grads(params, xs, ys), {PSG_BATCH:,} samples, W of shape (4, 3)"
+    case = {"recipe": "vmap_params_big", "specs": specs, "seed": seed, "rows": rows, "what": what}
+    try:
+        got = student.call("per_sample_grads", case, observe="per_sample_rows", timeout=PSG_LIMIT, what=what)
+    except AssertionError as err:
+        if "took longer than" not in str(err):
+            raise
+        raise AssertionError(f"{what}: no answer within {PSG_LIMIT:g} s; vmap(grad(...)) computes every sample's "
+                             f"gradient in one backward pass and answers in a fraction of a second, one pass per "
+                             f"sample cannot (your function ran {passes})") from None
+    expect(got["grads"] is not None and len(got["grads"]) == 2, f"{what}: expected a tuple (dW, db), got {got['type']}")
+    W, b, xs, ys = vmap_big_args(specs, seed)
+    expected = _per_sample(W, b, xs[rows], ys[rows])
+    for name, shape, g, want in zip(("dW", "db"), got["shapes"], got["grads"], expected):
+        expect(shape is not None and tuple(shape) == (PSG_BATCH, *want.shape[1:]),
+               f"{what}: {name} has shape {shape}, expected {(PSG_BATCH, *want.shape[1:])}")
+        expect_array(g, want, f"{what}: {name} of samples {rows}", tol=1e-9)
