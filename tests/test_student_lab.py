@@ -34,7 +34,7 @@ FIRST_TRIES = [("01_graphs", "walk", "walk__none_edges"), ("01b_engine", "accumu
                ("05_accumulation", "lion", "lion__momentum_first"),
                ("06_custom_functions", "logsumexp", "logsumexp__no_unsqueeze"),
                ("06b_forward_mode", "softplus", "softplus__no_save_for_forward"),
-               ("06c_vmap", "sum_rule", "sum_rule__none_sums_batch"),
+               ("06c_vmap", "sum_rule", "sum_rule__batch_left_in_middle"),
                ("07_checkpointing", "checkpoint_fn", "checkpoint_fn__backward_inside"),
                ("07b_compile", "dead_nodes", "dead_nodes__unread_only"),
                ("08_debugging", "attention", "attention__no_max_shift"),

@@ -104,11 +104,11 @@ def rule_result(what, rule, *args):
     """``rule(*args)`` -> (out, out_bdim), checked to be a tensor and a dim of it; the batch moved to the front."""
     result = attempt(what, rule, *args)
     assert isinstance(result, tuple) and len(result) == 2, \
-        f"{what}: a rule returns (result, result's batch dim), got {type(result).__name__}: {result}"
+        f"{what}: expected (result, result's batch dim) from a rule, got {type(result).__name__}: {result}"
     out, out_bdim = result
-    assert isinstance(out, torch.Tensor), f"{what}: the result should be a tensor, got {type(out).__name__}"
+    assert isinstance(out, torch.Tensor), f"{what}: expected a tensor as the result, got {type(out).__name__}"
     assert isinstance(out_bdim, int) and -out.ndim <= out_bdim < out.ndim, \
-        f"{what}: the batch dim should be a dim of the result (shape {tuple(out.shape)}), got {out_bdim!r}"
+        f"{what}: expected the result's batch dim, a dim of the result (shape {tuple(out.shape)}), got {out_bdim!r}"
     return out.movedim(out_bdim, 0)
 
 
@@ -230,7 +230,8 @@ for bdim in (0, 1, 2):
         what = f"sum_rule(x, {bdim}, {dim}, {keepdim}), samples (3, 4) stacked at dim {bdim}"
         got = rule_result(what, sum_rule, x, bdim, dim, keepdim)
         expected = loop(lambda s: s.sum(dim, keepdim) if dim is not None else s.sum(), samples)
-        assert close(got, expected), f"{what}: each sample's sum should be\n{expected}\ngot (batch moved first)\n{got}"
+        assert close(got, expected), (f"{what}: expected each sample's sum, got other values (batch moved first)"
+                                      f"\nexpected\n{expected}\ngot\n{got}")
 x = batched(samples, 1)
 with your_rule("sum", sum_rule):
     got = attempt("vmap(lambda s: s.sum(-1), in_dims=1)(x) with your rule",
@@ -238,8 +239,8 @@ with your_rule("sum", sum_rule):
 assert close(got, loop(lambda s: s.sum(-1), samples)), \
     f"vmap with your rule: expected each sample's row sums, got {got}"
 small, large = (ops_run(sum_rule, batched(samples[:n], 1), 1, 0, False) for n in (2, 5))
-assert small == large, (f"your rule ran {small} ops for a batch of 2 and {large} for a batch of 5: a batching rule "
-                        "calls the op once on the whole batch, not once per sample")
+assert small == large, (f"your rule ran {small} ops for a batch of 2 and {large} for a batch of 5: expected the same "
+                        "number (a batching rule calls the op once on the whole batch, not once per sample)")
 ### BEGIN HIDDEN TESTS
 # judged in the grader's own process: autograder/grading/exercises/a06c_vmap.py, sum_rule
 ### END HIDDEN TESTS
@@ -274,14 +275,15 @@ for a_bdim, b_bdim in ((0, 0), (1, 2), (2, 1), (0, None), (2, None), (None, 0), 
             ("one (3, 2) matrix" if b_bdim is None else f"(3, 2) matrices stacked at dim {b_bdim}"))
     got = rule_result(what, mm_rule, a, a_bdim, b, b_bdim)
     expected = loop(torch.mm, [A[1]] * 4 if a_bdim is None else A, [Bm[2]] * 4 if b_bdim is None else Bm)
-    assert close(got, expected), f"{what}: each sample's product should be\n{expected}\ngot (batch moved first)\n{got}"
+    assert close(got, expected), (f"{what}: expected each sample's product, got other values (batch moved first)"
+                                  f"\nexpected\n{expected}\ngot\n{got}")
 with your_rule("mm", mm_rule):
     got = attempt("vmap(torch.mm, in_dims=(None, 2))(A[0], b) with your rule",
                   vmap(torch.mm, in_dims=(None, 2)), A[0], batched(Bm, 2))
 assert close(got, loop(torch.mm, [A[0]] * 4, Bm)), f"vmap with your rule: expected A[0] @ each b, got {got}"
 small, large = (ops_run(mm_rule, batched(A[:n], 0), 0, batched(Bm[:n], 1), 1) for n in (2, 4))
-assert small == large, (f"your rule ran {small} ops for a batch of 2 and {large} for a batch of 4: a batching rule "
-                        "calls the op once on the whole batch, not once per sample")
+assert small == large, (f"your rule ran {small} ops for a batch of 2 and {large} for a batch of 4: expected the same "
+                        "number (a batching rule calls the op once on the whole batch, not once per sample)")
 ### BEGIN HIDDEN TESTS
 # judged in the grader's own process: autograder/grading/exercises/a06c_vmap.py, mm_rule
 ### END HIDDEN TESTS
@@ -325,15 +327,16 @@ for dim, index_samples in ((0, I), (1, J), (-1, J), (-2, I)):
         got = rule_result(what, index_select_rule, x, x_bdim, dim, index, index_bdim)
         expected = loop(lambda s, i: torch.index_select(s, dim, i), [X[1]] * 3 if x_bdim is None else X,
                         [index_samples[0]] * 3 if index_bdim is None else index_samples)
-        assert close(got, expected), f"{what}: each sample's pick should be\n{expected}\ngot (batch moved first)\n{got}"
+        assert close(got, expected), (f"{what}: expected each sample's pick, got other values (batch moved first)"
+                                      f"\nexpected\n{expected}\ngot\n{got}")
 with your_rule("index_select", index_select_rule):
     got = attempt("vmap(lambda s, i: torch.index_select(s, 1, i))(xs, indices) with your rule",
                   vmap(lambda s, i: torch.index_select(s, 1, i)), batched(X, 0), batched(J, 0))
 assert close(got, loop(lambda s, i: torch.index_select(s, 1, i), X, J)), \
     f"vmap with your rule: expected each sample's columns picked with its own indices, got {got}"
 small, large = (ops_run(index_select_rule, batched(X[:n], 0), 0, 1, batched(J[:n], 0), 0) for n in (2, 3))
-assert small == large, (f"your rule ran {small} ops for a batch of 2 and {large} for a batch of 3: a batching rule "
-                        "calls the op once on the whole batch, not once per sample")
+assert small == large, (f"your rule ran {small} ops for a batch of 2 and {large} for a batch of 3: expected the same "
+                        "number (a batching rule calls the op once on the whole batch, not once per sample)")
 ### BEGIN HIDDEN TESTS
 # judged in the grader's own process: autograder/grading/exercises/a06c_vmap.py, index_select_rule
 ### END HIDDEN TESTS
