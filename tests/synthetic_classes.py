@@ -183,20 +183,21 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
                         "        pass"]
     add("writes-gradebook", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup",
                                         "\n".join(gradebook_attack), "forger"), zero=["walk"], notes=["database"])
-    # monkeypatching: each would pass in the kernel; the verifier takes the points back
+    # monkeypatching: each would pass the visible tests in the kernel; 01_graphs is judged, so only what the
+    # student's process answers counts (and a patched builtin does not change the type the runner reports)
     add("patches-helpers", insert_cell(replace_cell(solved, "walk", wrong["walk"]["stops_at_20000"]), "walk", (
         "from autograder import checks\nfrom autograder.checks import a01_graphs\n"
         "a01_graphs.check_walk = lambda walk: None\nchecks.expect = lambda condition, message: None"), "helper-patch"),
-        zero=["walk"], notes=["failed verification"], tags={"monkeypatch"})
+        zero=["walk"], notes=["imported outside its allowance"], tags={"monkeypatch"})
     add("patches-chibigrad", insert_cell(replace_cell(solved, "find_leaves", wrong["find_leaves"]["compares_values"]),
                                          "find_leaves", "import chibigrad\nchibigrad.Tensor.__eq__ = lambda self, other: self is other\n"
                                          "chibigrad.Tensor.__hash__ = object.__hash__", "eq-patch"),
-        zero=["find_leaves"], notes=["failed verification"], tags={"monkeypatch"})
+        notes=[], tags={"monkeypatch"})  # judged: its own process, patched, answers right: only answers count
     add("patches-builtins", insert_cell(replace_cell(solved, "walk", next(
         c.source for c in solved.cells if c.id == "walk").replace("return found", "return tuple(found)")), "walk", (
         "import builtins\n_isinstance = isinstance\n"
         "builtins.isinstance = lambda obj, cls: True if cls is list and type(obj) is tuple else _isinstance(obj, cls)"),
-        "isinstance-patch"), zero=["walk"], notes=["failed verification"], tags={"monkeypatch"})
+        "isinstance-patch"), zero=["walk"], notes=[], tags={"monkeypatch"})
     add("patches-ipython", insert_cell(released, "setup", (
         "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])"), "blank-everything"),
         zero=points, notes=["failed verification"], tags={"monkeypatch"})
@@ -246,7 +247,7 @@ def gaming_students(course_dir, assignment="01_graphs"):
     # (a walk that passes the visible tests, so that only the hidden checks it fakes stand between it and points)
     add("replaces-builtins-dict", insert_cell(replace_cell(solved, "walk", wrong["walk"]["stops_at_20000"]), "setup",
                                               fake_import, "fake-imports"),
-        zero=["walk"], notes=["failed verification", "__builtins__"], tags={"monkeypatch"})
+        zero=points, notes=[], tags={"monkeypatch"})  # its fake imports break the judge's runner too
     add("raises-recursion-limit", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup", (
         "import sys\nfrom autograder import checks\n"
         "checks.RECURSION_LIMIT = 200000\nsys.setrecursionlimit(200000)\n"
@@ -349,7 +350,7 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
     nb = insert_cell(insert_cell(solved, "walk", spy, "spy"), "walk-tests",
                      "print('\\n'.join(In))\nfrom IPython.display import HTML, display\n"
                      "display(HTML('<pre>' + '\\n'.join(In) + '</pre>'))\n'\\n'.join(In)", "replay")
-    add("prints-hidden-tests", nb)
+    add("prints-hidden-tests", nb, zero=["walk"])  # 01_graphs is judged: its import of the checks fails
 
     # permissions and owners of the course's files and of the checks (the one the kernel imported too)
     chmods = ["import os", "import autograder.checks.a01_graphs as hidden",

@@ -503,6 +503,7 @@ def test_every_submission_gets_exactly_its_points(term):
 @pytest.mark.slow
 def test_the_report_says_what_happened_to_each_hostile_submission(term):
     course = Course(term["course"])
+    problems = []
     for st in term["students"]:
         record = course.read_record(st.assignment, synthetic_classes._student_id(st.id))
         assert record["status"] in ("graded", "missing") and not record["error"], (st.id, record["error"])
@@ -510,7 +511,9 @@ def test_the_report_says_what_happened_to_each_hostile_submission(term):
         for keyword in st.notes:
             if keyword in ("late", "latest of 2", "renamed", "not valid UTF-8"):
                 continue  # collect's notes, checked above
-            assert keyword in text, f"{st.id}: {keyword!r} not in {record['notes']}"
+            if keyword not in text:
+                problems.append(f"{st.id}: {keyword!r} not in {record['notes']}")
+    assert not problems, "\n".join(problems)
     autograder(term["course"], "report")
     page = (term["course"] / "reports" / "report.html").read_text()
     for sid in ("infinite-loop", "swallows-interrupt", "os-exit", "many-processes", "prints-megabytes",
@@ -533,7 +536,8 @@ def test_hostile_code_changed_nothing_outside_its_folder(term):
         path = term["targets"].get(name) or ROOT / "autograder" / "checks" / name.split("/", 1)[1]
         assert _mode(path) == before, f"{name}: mode or owner changed from {before} to {_mode(path)}"
     checks = [name for name in term["modes"] if name.startswith("checks/")]
-    assert len(checks) >= 9 and "gradebook" in term["modes"] and "other" in term["modes"]
+    assert len(checks) == len(list((ROOT / "autograder" / "checks").glob("*.py"))) >= 3
+    assert "gradebook" in term["modes"] and "other" in term["modes"]
     db = sqlite3.connect(term["targets"]["gradebook"])
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL").fetchone()[0] == 0
@@ -690,15 +694,15 @@ def test_integrity_flags_what_was_tampered_with(term):
     for f in findings:
         by_student.setdefault(f["student"], set()).add(f["category"])
     assert "deleted cell" in by_student["a01-deleted-test-cell"]
-    for sid in ("patches-helpers", "patches-builtins", "patches-chibigrad", "patches-ipython", "patches-numpy",
-                "deletes-files", "writes-gradebook", "shadows-checks", "reads-secrets", "chmods-files",
-                "plants-files", "links-notebook"):
-        assert "tampering while graded" in by_student.get(sid, set()), (sid, result.stdout)
+    # 01_graphs is judged: a monkeypatch of the student's own process is no tampering (nothing of the grader's is
+    # there); importing the grader's modules, and every reach outside the folder, is
+    unflagged = [sid for sid in ("patches-helpers", "deletes-files", "writes-gradebook", "shadows-checks",
+                                 "reads-secrets", "chmods-files", "plants-files", "links-notebook")
+                 if "tampering while graded" not in by_student.get(sid, set())]
+    assert not unflagged, (unflagged, result.stdout)
     assert "not a valid notebook" in by_student["bad-json"]
     for sid in ("grade-flag-off", "extra-graded-cell"):  # graded all the same: what was changed is listed
         assert {"normalised before grading", "changed cell metadata"} <= by_student[sid], (sid, result.stdout)
-    assert "tampering while graded" in by_student["replaces-builtins-dict"]
-    assert "tampering while graded" in by_student["raises-recursion-limit"]
     for honest in ("a01-solutions", "a02-solutions", "a01-wrong-0", "a01-wrong-2", "a02-wrong-1", "renamed",
                    "mueller"):
         assert honest not in by_student, (honest, [f for f in findings if f["student"] == honest])

@@ -952,7 +952,7 @@ def _walk_yourself():
 def _as_ids(got, ids, belongs):
     """A returned list as data: each item's number in ``ids`` (-1 when not one of them), and the type names of
     items that are not what ``belongs`` accepts."""
-    if not isinstance(got, list):
+    if type(got) is not list:  # not isinstance: a patched isinstance would pass a tuple off as a list
         return {"type": type(got).__name__, "ids": [], "foreign": []}
     return {"type": "list", "ids": [ids.get(id(item), -1) for item in got],
             "foreign": sorted({type(item).__name__ for item in got if not belongs(item)})}
