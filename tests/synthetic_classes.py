@@ -200,7 +200,7 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
         "isinstance-patch"), zero=["walk"], notes=[], tags={"monkeypatch"})
     add("patches-ipython", insert_cell(released, "setup", (
         "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])"), "blank-everything"),
-        zero=points, notes=["failed verification"], tags={"monkeypatch"})
+        zero=points, notes=[], tags={"monkeypatch"})
     add("shadows-checks", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup", (
         "import os\nos.makedirs('autograder/checks', exist_ok=True)\n"
         "open('autograder/__init__.py', 'w').close()\n"
@@ -293,8 +293,12 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
     reads = (
         "import glob, json, os, sqlite3\n"
         f"TARGETS = {paths!r}\n"
-        "import autograder.checks, autograder.checks.a01_graphs as hidden\n"
-        "TARGETS['loaded checks'] = hidden.__file__\n"
+        "try:  # 01_graphs is judged: the grader's modules are not on its path (the import is a note)\n"
+        "    import autograder.checks.a03_graph_lifetime as hidden\n"
+        "    TARGETS['loaded checks'] = hidden.__file__\n"
+        "except ImportError as err:\n"
+        "    hidden = None\n"
+        "    print('denied import', type(err).__name__)\n"
         "TARGETS['repository'] = os.path.join(os.path.dirname(TARGETS['solutions']), '..', '..', '..', 'README.md')\n"
         "for name, path in TARGETS.items():\n"
         "    try:\n"
@@ -309,7 +313,7 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
         "                    exec(code)\n"
         "    except Exception as err:\n"
         "        print('denied', name, type(err).__name__)\n"
-        "for folder in [os.path.dirname(p) for p in TARGETS.values()] + [os.path.dirname(autograder.checks.__file__)]:\n"
+        "for folder in [os.path.dirname(p) for p in TARGETS.values()]:\n"
         "    try:\n"
         "        print('LISTED', folder, os.listdir(folder))\n"
         "    except Exception as err:\n"
@@ -353,10 +357,15 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
     add("prints-hidden-tests", nb, zero=["walk"])  # 01_graphs is judged: its import of the checks fails
 
     # permissions and owners of the course's files and of the checks (the one the kernel imported too)
-    chmods = ["import os", "import autograder.checks.a01_graphs as hidden",
+    chmods = ["import os",
+              "try:  # 01_graphs is judged: the grader's modules are not on its path (the import is a note)",
+              "    import autograder.checks.a03_graph_lifetime as hidden",
+              "    loaded = [(os.chmod, hidden.__file__, 0o777)]",
+              "except ImportError:",
+              "    loaded = []",
               f"attempts = [(os.chmod, {paths['gradebook']!r}, 0), (os.chmod, {paths['other']!r}, 0),",
               f"            (os.chmod, {paths['source']!r}, 0), (os.chmod, {paths['checks']!r}, 0o777),",
-              f"            (os.chmod, {paths['checks']!r}, 0o600), (os.chmod, hidden.__file__, 0o777),",
+              f"            (os.chmod, {paths['checks']!r}, 0o600)] + loaded + [",
               f"            (os.chown, {paths['gradebook']!r}, (os.getuid(), os.getgid())),",
               "            (os.chmod, '../../../gradebook.db', 0)]",
               "for call, path, arg in attempts:",
@@ -389,13 +398,14 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
 
 
 def numpy_patch_student(course_dir, assignment="02_backward"):
-    """02_backward's Hypot ignores grad_output, and numpy's allclose is made to say yes."""
+    """02_backward's Hypot ignores grad_output, and numpy's allclose is made to say yes (in its own process: 02 is
+    judged, the judge compares in its own)."""
     points = exercises(course_dir, assignment)
     solved = solved_notebook(course_dir, assignment)
     wrong = dict(wrong_answers(assignment)["hypot"])["ignores_grad_output"]
     nb = insert_cell(replace_cell(solved, "hypot", wrong), "hypot",
                      "import numpy\nnumpy.allclose = lambda *args, **kwargs: True", "allclose-patch")
-    return Student("patches-numpy", assignment, nb, _full(points, zero=["hypot"]), notes=["failed verification"],
+    return Student("patches-numpy", assignment, nb, _full(points, zero=["hypot"]), notes=[],
                    tags={"monkeypatch"})
 
 
