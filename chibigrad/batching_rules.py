@@ -13,7 +13,7 @@ rules are the same few lines for a family of ops:
 
 An op missing here runs once per sample (batching.py's fallback) and warns, as PyTorch does; a rule
 returns NotImplemented for a case it leaves to that loop (indices that differ per sample). The rules
-marked ``BEGIN EXERCISE`` are assignment 06c's: the student edition has them stubbed, and their ops
+marked as exercise regions are assignment 06c's: the student edition has them stubbed, and their ops
 loop there (silently: the other exercises and the book still run, only slower).
 """
 import numpy as np
