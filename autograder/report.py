@@ -118,7 +118,7 @@ def _collect_rows(course):
     latest = {}
     for path in sorted((course.grading / "collect").glob("collect-*.csv")):  # named by time: oldest first
         with open(path, newline="") as f:
-            rows = [r for r in csv.DictReader(f)]
+            rows = list(csv.DictReader(f))
         for assignment in {r["assignment"] for r in rows if r["assignment"]} or {""}:
             latest[assignment] = [r for r in rows if r["assignment"] in (assignment, "")]
     return [r for _, rows in sorted(latest.items()) for r in rows if r["status"] != "placed" or r["notes"]]
