@@ -201,6 +201,11 @@ def _inplace_through_views(x, v):
     return y * before.sum()
 
 
+def _cholesky_solve(b, m):
+    """Solve with the Cholesky factor of m m^T + I (positive definite for any m)."""
+    return torch.cholesky_solve(b, torch.linalg.cholesky(m @ m.mT + torch.eye(3, dtype=torch.float64)))
+
+
 MASK = torch.tensor([[True, False, True], [False, False, True]])
 ROWS = torch.tensor([1, 0, 1, 1])
 COND = torch.tensor([[True, False, True], [False, True, False]])
@@ -370,6 +375,22 @@ OPS = {
     "copy_": (_inplace("copy_"), [leaf(2, 3), leaf(3, seed=1)]),
     "fill_": (_inplace("fill_", 2.0), [leaf(2, 3)]),
     "zero_": (_inplace("zero_"), [leaf(2, 3)]),
+    "exp_": (_inplace("exp_"), [leaf(2, 3)]),
+    "log_": (_inplace("log_"), [leaf(2, 3, low=0.5)]),
+    "sqrt_": (_inplace("sqrt_"), [leaf(2, 3, low=0.5)]),
+    "sin_": (_inplace("sin_"), [leaf(2, 3)]),
+    "cos_": (_inplace("cos_"), [leaf(2, 3)]),
+    "tanh_": (_inplace("tanh_"), [leaf(2, 3)]),
+    "sigmoid_": (_inplace("sigmoid_"), [leaf(2, 3)]),
+    "neg_": (_inplace("neg_"), [leaf(2, 3)]),
+    # added with the API round: special functions, diagonal, repeat_interleave, a Cholesky solve
+    "erf": (torch.erf, [leaf(2, 3)]),
+    "erfinv": (lambda a: torch.erfinv(torch.tanh(a)), [leaf(2, 3)]),
+    "rsqrt": (torch.rsqrt, [leaf(2, 3, low=0.5)]),
+    "xlogy": (torch.xlogy, [leaf(2, 3, low=0.5), leaf(2, 3, low=0.5, seed=1)]),
+    "diagonal": (lambda a: torch.diagonal(a, 1, 1, 2), [leaf(2, 3, 4)]),
+    "repeat_interleave": (lambda a: a.repeat_interleave(torch.tensor([1, 0, 3]), dim=1), [leaf(2, 3)]),
+    "cholesky_solve": (_cholesky_solve, [leaf(3, 2), leaf(3, 3, seed=1)]),
 }
 
 
