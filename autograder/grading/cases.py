@@ -1165,3 +1165,32 @@ def _function_02(cls, recipe, call):
     except Exception as err:
         got["again"] = f"{type(err).__name__}: {err}"[:500]
     return got
+
+
+# ---- 03_graph_lifetime -------------------------------------------------------------------------------------------
+# (its recipes and observers go right below this line)
+
+
+
+# ---- 04_stop_gradient --------------------------------------------------------------------------------------------
+# (its recipes and observers go right below this line)
+
+
+
+# ---- 05_accumulation ---------------------------------------------------------------------------------------------
+# (its recipes and observers go right below this line)
+
+
+
+# ---- 06_custom_functions -----------------------------------------------------------------------------------------
+# (its recipes and observers go right below this line)
+
+
+
+# ---- 07_checkpointing --------------------------------------------------------------------------------------------
+# (its recipes and observers go right below this line)
+
+
+
+# ---- 08_debugging ------------------------------------------------------------------------------------------------
+# (its recipes and observers go right below this line)
