@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from .. import cases
-from ..judge import NotGraded, exercise, expect
+from ..judge import NotGraded, exercise, expect, expect_array
 
 GPU_ONLY = ("time_per_call",)
 NEEDS_GPU = "needs a real CUDA device; graded on a GPU machine"
@@ -41,12 +41,6 @@ def call(student, name, recipe, observe, what):
         elif "to numpy" in text:
             text += "\n--> `.numpy()` reads host memory only: use `.detach().cpu().numpy()`"
         raise AssertionError(text) from None
-
-
-def expect_close(what, got, want, rtol=1e-9, atol=1e-12):
-    want = np.asarray(want, dtype=np.float64)
-    expect(got is not None and np.shape(got) == want.shape, f"{what}: shape {np.shape(got)}, expected {want.shape}")
-    expect(np.allclose(got, want, rtol=rtol, atol=atol), f"{what}: wrong values\n got:\n{got}\n expected:\n{want}")
 
 
 # ---- exercise 1: to_device -----------------------------------------------------------------------------------------
@@ -133,7 +127,8 @@ def to_device(student):
     got = to_device_case(student, "to_device on a tensor that requires grad, to cuda", {"dict": [["w", w]]}, "cuda",
                          grad=True)
     expect(not isinstance(got["grad"], str), f"backward through to_device's copy raised {got['grad']}")
-    expect_close("the gradient through to_device's copy (use .to, which autograd records)", got["grad"], [2.0, 4.0])
+    expect_array(got["grad"], [2.0, 4.0], "the gradient through to_device's copy (use .to, which autograd records)",
+                 tol=1e-9)
 
 
 # ---- exercise 2: train_step ----------------------------------------------------------------------------------------
@@ -186,7 +181,7 @@ def train_case(student, what, model_on, batch_on, loss, opt, steps, seed):
             expect(device == model_on, f"{where}: {name} moved from {model_on} to {device}; never move the model, "
                                        "move the batch to it")
             expect(grad == model_on, f"{where}: {name}.grad should be on the model's device ({model_on})")
-            expect_close(f"{where}: {name} after the step (model on {model_on})", value, want)
+            expect_array(value, want, f"{where}: {name} after the step (model on {model_on})", tol=1e-9)
 
 
 @exercise("09_gpu:train_step")
@@ -234,7 +229,7 @@ def evaluate_case(student, what, model_on, sizes, loss, seed):
     expect(predictions.shape == want.shape, f"{what}: predictions of shape {predictions.shape}, expected "
                                             f"{want.shape} (all samples, in batch order)")
     expect(predictions.dtype == want.dtype, f"{what}: predictions of dtype {predictions.dtype}, expected {want.dtype}")
-    expect_close(f"{what}: predictions", predictions, want)
+    expect_array(predictions, want, f"{what}: predictions", tol=1e-9)
     for name, device in zip(NAMES, got["devices"]):
         expect(device == model_on, f"{what}: {name} moved to {device}; move the batches, not the model")
     expect(set(got["batch_devices"]) == {"cpu"}, f"{what}: a batch of the caller changed device")
