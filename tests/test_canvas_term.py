@@ -280,6 +280,20 @@ def test_a_late_students_feedback_says_the_penalty(tmp_path):
         dict(late, score=12, penalty=0), state, "eve", "01_graphs")
 
 
+def test_disguised_copies_rank_above_every_pair_of_different_solutions():
+    """Issue 28's criterion on a small class (``benchmarks/similarity_class.py`` measures 40 + 5): 12 students
+    built from different implementations of each exercise, two sharing at most one exercise's code, and 3 copies
+    renamed, reformatted and reordered: the 3 copied pairs rank first, the lowest above the highest of the rest."""
+    sys.path.insert(0, str(build.ROOT / "benchmarks"))
+    try:
+        import similarity_class
+    finally:
+        sys.path.remove(str(build.ROOT / "benchmarks"))
+    r = similarity_class.measure(students=12, copies=3, seed=0, identical=0)
+    assert r["students"] == 15 and max(r["shared"]) <= 1, r["shared"]
+    assert r["copy_ranks"] == [1, 2, 3] and r["copy_scores"][0] > r["independent"][-1], r
+
+
 def test_similarity_puts_identical_and_disguised_copies_first():
     """Six identical submissions, a copy with names, comments, layout and order changed, two
     different solutions, and one with nothing of its own beyond the release's stub."""
