@@ -15,11 +15,12 @@ from .. import cases
 from ..judge import exercise, expect, expect_array
 
 # named cases (partial credit): (name, points, [(shape of the broadcast gradient, shape of the input it goes back to)])
-SUM_TO_CASES = (("no broadcasting", 1, [((2, 3), (2, 3)), ((), ()), ((4, 1), (4, 1))]),
-                ("broadcast over leading dimensions", 2, [((2, 3), (3,)), ((4, 2, 3), ())]),
-                ("broadcast over size-1 dimensions", 2, [((2, 3), (1, 3)), ((2, 3), (2, 1)), ((2, 3), (1, 1)),
-                                                         ((5, 1, 3), (1, 1, 3)), ((3,), (1,))]),
-                ("broadcast over both", 1, [((4, 2, 3), (2, 1)), ((2, 3), (1,)), ((2, 3, 4), (3, 1))]))
+SUM_TO_GROUPS = (("no broadcasting", 1, [((2, 3), (2, 3)), ((), ()), ((4, 1), (4, 1))]),
+                 ("broadcast over leading dimensions", 2, [((2, 3), (3,)), ((4, 2, 3), ())]),
+                 ("broadcast over size-1 dimensions", 2, [((2, 3), (1, 3)), ((2, 3), (2, 1)), ((2, 3), (1, 1)),
+                                                          ((5, 1, 3), (1, 1, 3)), ((3,), (1,))]),
+                 ("broadcast over both", 1, [((4, 2, 3), (2, 1)), ((2, 3), (1,)), ((2, 3, 4), (3, 1))]))
+SUM_TO_CASES = tuple(shapes for _, _, group in SUM_TO_GROUPS for shapes in group)  # 01b_engine's accumulate too
 PAIRS = (((3,), (2, 3)), ((2, 1), (1, 3)), ((), (2, 2)), ((2, 3), (2, 3)), ((4, 1, 3), (2, 1)))  # broadcasting
 
 
@@ -33,7 +34,7 @@ def _numpy_sum_to(g, shape):
 @exercise("02_backward:sum_to")
 def sum_to(student):
     rng = np.random.default_rng(0)
-    for name, points, shapes in SUM_TO_CASES:
+    for name, points, shapes in SUM_TO_GROUPS:
         with student.case(name, points):
             for big, small in shapes:
                 g, what = rng.standard_normal(big), f"sum_to(grad of shape {big}, {small})"
