@@ -98,7 +98,7 @@ class SecretLines:
     what comes before), so a text is searched only for the lines whose word it contains."""
 
     def __init__(self, lines, visible=()):
-        visible = {line.strip() for line in visible}
+        self.visible = visible = {line.strip() for line in visible} - {""}
         self.lines = {}
         for line in {line.strip() for line in lines} - visible:
             if len(line) >= MIN_SECRET:
@@ -117,7 +117,10 @@ class SecretLines:
             return text, False
         out = []
         for line in text.split("\n"):
-            if any(secret in line for secret in found):
+            code = CODE_LINE.match(line)  # a traceback's quoted line, or a whole line
+            if (code["code"] if code else line).strip() in self.visible:
+                pass  # a line the notebook shows (the attempt() helper's) may contain a check's line
+            elif any(secret in line for secret in found):
                 line = line[:len(line) - len(line.lstrip())] + HIDDEN_LINE
             out.append(line)
         return "\n".join(out), True
@@ -204,6 +207,8 @@ class RedactHiddenTests(FeedbackStep):
             hidden += lines
             visible += cell.source.split("\n")
         secrets = SecretLines(hidden + sorted(check_lines(dirs)), visible)
+        shown = {line.strip() for line in visible}
+        hidden = [line for line in hidden if line.strip() not in shown]  # a visible helper's line stays visible
         for cell in nb.cells:
             for output in cell.get("outputs", []):
                 if output.output_type == "error":
@@ -245,14 +250,37 @@ def feedback(course, assignment=None, students=None, reveal_hidden=False):
         app.start()
         pattern = f"{student}/{assignment or '*'}/*.html"
         written += sorted(course.feedback.glob(pattern))
+    notes = late_notes(course, set(written))
     for page in set(written):
-        tidy(page, page.parent.name)
+        tidy(page, page.parent.name, notes.get((page.parent.parent.name, page.parent.name)))
     return sorted(set(written))
 
 
-def tidy(page, assignment):
+def late_notes(course, pages):
+    """``{(student, assignment): HTML}`` for each late submission among ``pages``: what ``export`` applies."""
+    from .export import grade_table
+    table = grade_table(course) if pages else {"scores": {}}
+    return {(student, a): late_note(sub, table["term"], student, a) for (student, a), sub in table["scores"].items()
+            if sub["late_seconds"] > 0 and any(p.parent.parent.name == student and p.parent.name == a for p in pages)}
+
+
+def late_note(sub, state, student, assignment):
+    """One paragraph: days late, the course's rule, the points before and after the penalty (``export``'s)."""
+    from . import term
+    extension = state["extensions"].get(term.key(student, assignment))
+    after = f" (after your {extension['days']:g}-day extension)" if extension else ""
+    score, penalty = sub["score"], sub["penalty"]
+    points = f"{score + penalty:g} before the penalty, {score:g} after (&minus;{penalty:g})" if penalty else \
+        f"{score:g} (no penalty)"
+    rule = html.escape(term.describe_policy(state["policy"]))
+    return (f'<p class="late-penalty"><strong>Late:</strong> submitted {sub["late_days"]} started day(s) after the '
+            f"due date{after}. Late policy: {rule}. Points: {points}.</p>")
+
+
+def tidy(page, assignment, late=None):
     """What nbgrader's template writes, made to serve the student: the score summary names each exercise
-    (``Exercise 01.walk``, not "Test cell" for every one), and the page loads nothing from the network (the
+    (``Exercise 01.walk``, not "Test cell" for every one), says under its title how a late submission's points
+    were reduced (``late``: :func:`late_note`'s paragraph), and the page loads nothing from the network (the
     template fetches MathJax from a CDN; the notebooks have no mathematics, and a page opened offline should
     not wait for one)."""
     from .build import exercise_name
@@ -261,5 +289,7 @@ def tidy(page, assignment):
                     lambda m: f'<a href="#{m[1]}-tests">Exercise {html.escape(exercise_name(assignment, m[1]))}</a>',
                     text)
     tidied = re.sub(r'<script src="https?://[^"]*mathjax[^"]*">\s*</script>', "", tidied, flags=re.I)
+    if late and 'class="late-penalty"' not in tidied:
+        tidied = tidied.replace("</h4>", "</h4>\n" + late, 1)  # the first heading: the notebook's score
     if tidied != text:
         page.write_text(tidied)

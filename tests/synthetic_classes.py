@@ -89,6 +89,11 @@ def _full(points, **zero):
     return {e: (0 if e in zero.get("zero", ()) else p) for e, p in points.items()}
 
 
+# Wrong answers that pass the visible tests earn the judge's named cases they get right (partial credit,
+# autograder/grading/judge.py): the capped walk fails the deep graph only, 0.5 of walk's 2 points.
+PARTIAL = {("01_graphs", "walk", "stops_at_20000"): 1.5}
+
+
 class Student:
     def __init__(self, sid, assignment, nb, expected, notes=(), when=ON_TIME, raw=None, filename=None, tags=()):
         self.id, self.assignment, self.nb, self.expected = sid, assignment, nb, expected
@@ -116,12 +121,13 @@ def normal_students(course_dir, assignment, wrong_per_student=True, corpus=None)
     corpus_answers = wrong_answers(assignment, corpus)
     rounds = max((len(v) for v in corpus_answers.values()), default=0)
     for k in range(rounds):
-        nb, wrong = solved, []
+        nb, wrong, partial = solved, [], {}
         for exercise, answers in corpus_answers.items():
             if k < len(answers):
                 nb = replace_cell(nb, exercise, answers[k][1])
                 wrong.append(exercise)
-        students.append(Student(f"a{short}-wrong-{k}", assignment, nb, _full(points, zero=wrong)))
+                partial[exercise] = PARTIAL.get((assignment, exercise, answers[k][0]), 0)
+        students.append(Student(f"a{short}-wrong-{k}", assignment, nb, {**_full(points, zero=wrong), **partial}))
     return students
 
 
@@ -189,6 +195,7 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
         "from autograder import checks\nfrom autograder.checks import a01_graphs\n"
         "a01_graphs.check_walk = lambda walk: None\nchecks.expect = lambda condition, message: None"), "helper-patch"),
         zero=["walk"], notes=["imported outside its allowance"], tags={"monkeypatch"})
+    s[-1].expected["walk"] = PARTIAL[assignment, "walk", "stops_at_20000"]  # the patches change nothing judged
     add("patches-chibigrad", insert_cell(replace_cell(solved, "find_leaves", wrong["find_leaves"]["compares_values"]),
                                          "find_leaves", "import chibigrad\nchibigrad.Tensor.__eq__ = lambda self, other: self is other\n"
                                          "chibigrad.Tensor.__hash__ = object.__hash__", "eq-patch"),

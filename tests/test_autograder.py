@@ -321,6 +321,25 @@ def test_traceback_redaction():
     assert source == f"x = 1\n{feedback.HIDDEN_NOTE}\ny = 2" and "secret()" in lines
 
 
+def test_a_visible_helpers_lines_stay_visible_in_feedback():
+    """Issue 28: a traceback through the visible attempt() helper showed its lines as [hidden test] when a hidden
+    region held the same line; a line the student can read in the notebook is not hidden."""
+    setup = ("def attempt(what, fn, *args):\n    try:\n        return fn(*args)\n    except Exception as err:\n"
+             "        message = f'{what}: got {err}'\n    raise AssertionError(message) from None")
+    tests = ("got = attempt('walk(x)', walk, x)\n### BEGIN HIDDEN TESTS\nmessage = secret_graph_message()\n"
+             "raise AssertionError(message) from None\n### END HIDDEN TESTS")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(tests)])
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="walk(x): got 1", traceback=[
+        "Cell In[5], line 1\n----> 1 got = attempt('walk(x)', walk, x)\n",
+        "Cell In[2], line 6, in attempt(what, fn, *args)\n      5     message = f'{what}: got {err}'\n"
+        "----> 6     raise AssertionError(message) from None\n",
+        "Cell In[5], line 3\n----> 3 message = secret_graph_message()\n", "AssertionError: walk(x): got 1"])]
+    nb, _ = feedback.RedactHiddenTests().preprocess(nb, {})
+    text = "\n".join(nb.cells[1].outputs[0].traceback)
+    assert "----> 6     raise AssertionError(message) from None" in text
+    assert "secret_graph_message" not in text and f"----> 3 {feedback.HIDDEN_LINE}" in text
+
+
 def test_collect_from_a_plain_folder_without_a_roster(tmp_path):
     from nbgrader.api import Gradebook
     from autograder.collect import collect

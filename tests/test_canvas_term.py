@@ -215,6 +215,10 @@ def test_a_term_with_canvas(course):
     assert names == {"liddellalice_2001_90000_01_graphs-feedback.html": "<p>aliddell</p>",
                      "builderbob_LATE_2002_90001_01_graphs-feedback.html": "<p>bbuilder</p>"}, names
     assert all(n.replace("-feedback.html", ".ipynb") in downloaded for n in names), "Canvas's own prefixes"
+    ok(course_dir, "feedback", "01_graphs", "--student", "bbuilder")  # the real page: the penalty export applied
+    page = (course_dir / "feedback" / "bbuilder" / "01_graphs" / "01_graphs.html").read_text()
+    assert "2 started day(s) after the due date. Late policy: 10% of the score per started day late; 0 points " \
+           "when more than 7 day(s) late. Points: 12 before the penalty, 9.6 after (&minus;2.4)." in page
 
     text = ok(course_dir, "similarity", "01_graphs")  # Alice and Bob both handed in the solutions
     assert text.splitlines()[0].split() == ["100%", "aliddell", "bbuilder"], text
@@ -252,6 +256,42 @@ def test_the_late_penalty_rule():
     state["submissions"]["s/a"]["on_time_by_lms"] = True
     del state["extensions"]["s/a"]
     assert term.lateness(state, "s", "a", DUE).penalty_fraction == 0, "Canvas said on time"
+
+
+def test_a_late_students_feedback_says_the_penalty(tmp_path):
+    """The paragraph ``feedback`` puts under the score of a late submission: days late, the rule, the points
+    before and after: the numbers ``export`` applies (``grade_table``'s)."""
+    from autograder import feedback
+    state = json.loads(json.dumps(term.EMPTY))
+    state["policy"] = {"percent_per_day": 10, "zero_after_days": 7}
+    state["extensions"]["bob/01_graphs"] = {"days": 1, "reason": "ill"}
+    late = {"score": 9.6, "penalty": 2.4, "late_days": 2, "late_seconds": 1.5 * 86400}
+    note = feedback.late_note(late, state, "bob", "01_graphs")
+    assert ("submitted 2 started day(s) after the due date (after your 1-day extension). Late policy: 10% of the "
+            "score per started day late; 0 points when more than 7 day(s) late. Points: 12 before the penalty, 9.6 "
+            "after (&minus;2.4).") in note
+    page = tmp_path / "01_graphs.html"
+    page.write_text("<body><h4>01_graphs (Score: 12.0 / 12.0)</h4><ul></ul><h4>other</h4></body>")
+    feedback.tidy(page, "01_graphs", note)
+    feedback.tidy(page, "01_graphs", note)  # a second feedback run adds nothing
+    assert page.read_text() == f"<body><h4>01_graphs (Score: 12.0 / 12.0)</h4>\n{note}<ul></ul><h4>other</h4></body>"
+    state["policy"] = {"percent_per_day": 0, "zero_after_days": None}
+    assert "Late policy: no late penalty. Points: 12 (no penalty)." in feedback.late_note(
+        dict(late, score=12, penalty=0), state, "eve", "01_graphs")
+
+
+def test_disguised_copies_rank_above_every_pair_of_different_solutions():
+    """Issue 28's criterion on a small class (``benchmarks/similarity_class.py`` measures 40 + 5): 12 students
+    built from different implementations of each exercise, two sharing at most one exercise's code, and 3 copies
+    renamed, reformatted and reordered: the 3 copied pairs rank first, the lowest above the highest of the rest."""
+    sys.path.insert(0, str(build.ROOT / "benchmarks"))
+    try:
+        import similarity_class
+    finally:
+        sys.path.remove(str(build.ROOT / "benchmarks"))
+    r = similarity_class.measure(students=12, copies=3, seed=0, identical=0)
+    assert r["students"] == 15 and max(r["shared"]) <= 1, r["shared"]
+    assert r["copy_ranks"] == [1, 2, 3] and r["copy_scores"][0] > r["independent"][-1], r
 
 
 def test_similarity_puts_identical_and_disguised_copies_first():

@@ -352,3 +352,77 @@ def test_per_sample_grads_that_hide_their_backward_passes_fail_the_judges_timing
     assert passes == 0, passes  # the count the student process reports misses its loop: only the judge's clock sees it
     with pytest.raises(AssertionError, match="no answer within 0.5 s"):
         a06c_vmap.expect_one_pass(judge.Student(_timed(namespace)), f"{passes} backward passes", 7)
+
+
+# ---- partial credit per named case -----------------------------------------------------------------------------
+
+def _wrong(namespace, assignment, name):
+    """``namespace`` with the wrong answer ``notebooks/wrong_answers/<assignment>/<name>.py`` in place."""
+    exec((ROOT / "notebooks" / "wrong_answers" / assignment / f"{name}.py").read_text(), namespace)
+    return namespace
+
+
+def test_a_check_with_named_cases_earns_the_points_of_the_cases_that_pass():
+    """A walk capped at 20,000 nodes passes every visible test; the judge fails its deep graph only, so it earns
+    the small and larger graphs' share of the cell's 2 points, and the feedback lists each case with its points."""
+    from autograder.grading.exercises import a01_graphs
+    namespace, setup = _setup_namespace("01_graphs")
+    student = judge.Student(_in_process(_wrong(namespace, "01_graphs", "walk__stops_at_20000")), setup)
+    a01_graphs.walk(student)
+    points, table, message = judge.score_cases(student.cases, 2.0)
+    assert points == 1.5
+    assert table.splitlines() == ["Hidden cases: 1.5 of 2 points",
+                                  "  small graphs (leaves, constants, shared leaves, two outputs): 1/1",
+                                  "  larger graphs (12 diamonds in a row, random graphs, a freed graph): 0.5/0.5",
+                                  "  deep graph (a chain of 50,000 additions): 0/0.5"]
+    assert message.startswith("hidden case 'deep graph (a chain of 50,000 additions)' failed:\nwalk on a chain of "
+                              "50000 additions")
+
+
+def test_sum_to_wrong_answers_lose_the_broadcasting_cases_they_get_wrong():
+    from autograder.grading.exercises import a02_backward
+    namespace, setup = _setup_namespace("02_backward")
+    lost = {}
+    for name in ("sum_to__dims_not_shifted", "sum_to__leading_dims_only"):
+        student = judge.Student(_in_process(_wrong(dict(namespace), "02_backward", name)), setup)
+        a02_backward.sum_to(student)
+        points, table, message = judge.score_cases(student.cases, 2.0)
+        lost[name] = (points, [case for case, _, failure in student.cases if failure])
+        assert "  no broadcasting: 0.25/0.25" in table.splitlines()
+    assert lost == {"sum_to__dims_not_shifted": (1.75, ["broadcast over both"]),
+                    "sum_to__leading_dims_only": (1.0, ["broadcast over size-1 dimensions", "broadcast over both",
+                                                        "keeps float32"])}
+
+
+def test_case_points_are_shared_out_in_proportion_and_a_failure_outside_a_case_costs_the_cell():
+    cases = [("a", 1, None), ("b", 2, "b: got 1, expected 2"), ("c", 1, "c: wrong"), ("d", 2, None)]
+    points, table, message = judge.score_cases(cases, 3.0)
+    assert points == 1.5 and table.splitlines()[1:] == ["  a: 0.5/0.5", "  b: 0/1", "  c: 0/0.5", "  d: 1/1"]
+    assert message == "hidden case 'b' failed (1 more failed: their points are listed above):\nb: got 1, expected 2"
+    student = judge.Student(lambda r, t: (None, "took longer than 30 s (an endless loop?)"))
+    with student.case("slow"):
+        student.call("walk", {"recipe": "args", "args": []})
+    with student.case("next"):  # not run: the check's time stays bounded by one timeout
+        student.call("walk", {"recipe": "args", "args": [], "what": "y"})
+    assert [f for _, _, f in student.cases] == ["walk on args: took longer than 30 s (an endless loop?)",
+                                                "walk on y: not run: an earlier call failed (took longer than 30 s)"]
+
+
+def test_only_a_cell_whose_sole_error_is_the_judges_verdict_gets_partial_points(monkeypatch):
+    from types import SimpleNamespace
+    from nbgrader.preprocessors import SaveAutoGrades
+    monkeypatch.setattr(SaveAutoGrades, "_add_score", lambda self, cell, resources: None)
+    grade = SimpleNamespace(auto_score=0.0)
+    saver = judge.JudgedSaveAutoGrades()
+    saver.notebook_id = saver.assignment_id = saver.student_id = "x"
+    saver.gradebook = SimpleNamespace(find_grade=lambda *a: grade, db=SimpleNamespace(commit=lambda: None))
+    verdict = judge.verdict_output("hidden case 'deep' failed:\nwalk on deep: RecursionError")
+    resources = {judge.PARTIAL: {"walk-tests": (1.5, verdict.evalue)}}
+    cell = nbformat.v4.new_code_cell(metadata={"nbgrader": {"grade_id": "walk-tests", "points": 2}})
+    cell.outputs = [verdict]
+    saver._add_score(cell, resources)
+    assert grade.auto_score == 1.5
+    grade.auto_score = 0.0
+    cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text="warning"), verdict]
+    saver._add_score(cell, resources)
+    assert grade.auto_score == 0.0, "stderr (or any other error) still scores the cell 0"

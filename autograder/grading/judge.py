@@ -11,6 +11,10 @@ process) and returns normally or raises ``AssertionError`` with a message for th
             got = student.call("backward_order", case, observe="node_ids")
             expect_order(got, case, f"backward_order on random graph (seed {seed})")
 
+A check earns all its cell's points or none, unless it names cases: ``with student.case("deep graph", points=1):``
+around a part of the check makes a failure inside it cost that case's share only (partial credit, see
+:meth:`Student.case`).
+
 The kernel that runs the notebook is the student process (``runner`` answers there); the judge is the
 nbgrader process around it (``JudgedExecute``, or the worker's ``SandboxedExecute``). After a test cell's
 visible asserts ran in the kernel, the judge runs that exercise's check and, if it fails, appends the
@@ -22,6 +26,7 @@ decoded as plain data (``protocol``), never run or unpickled.
 The kernel imports a *student lib* (:func:`student_lib`): the student edition of chibigrad (exercise answers
 stubbed) and only ``runner``, ``protocol`` and ``cases`` of this package, ahead of everything else on its path.
 """
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -48,6 +53,7 @@ DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
 JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
 NOT_GRADED = "judge_not_graded"  # resources key: {grade_id: why} of cells whose points stay blank
+PARTIAL = "judge_partial"  # resources key: {grade_id: (points earned, the verdict's message)} of partial credit
 
 
 class NotGraded(Exception):
@@ -107,15 +113,32 @@ class Student:
         self._transport, self._setup = transport, setup
         self.calls = 0
         self.suspicious = []  # what integrity.csv should list: answers outside the protocol, cases that broke
+        self.cases = []  # (name, points, failure message or None) of the named cases run, in order
+        self._stopped = None  # why the student process can no longer answer (a timeout, a dead kernel)
+
+    @contextlib.contextmanager
+    def case(self, name, points=1):
+        """A named case worth ``points`` (weights: the cell's points are shared out in their proportion): an
+        AssertionError inside fails this case only and the check goes on with the next (like unittest's
+        ``subTest``). The cell earns the points of the cases that passed; the feedback lists every case."""
+        try:
+            yield
+        except AssertionError as err:
+            self.cases.append((name, points, str(err)))
+        else:
+            self.cases.append((name, points, None))
 
     def call(self, name, case, observe="value", timeout=DEFAULT_TIMEOUT, what=None):
         """What ``observe`` read of ``name`` called on ``case``; an AssertionError naming the case (``what``)
         if it raised, recursed too deep, warned, timed out or answered outside the protocol."""
         what = what or f"{name} on {describe(case)}"
+        if self._stopped:  # later cases fail at once: a check's time stays bounded by one timeout
+            raise AssertionError(f"{what}: not run: {self._stopped}")
         request = protocol.Call(name=name, case=case, observe=observe, setup=self._setup)
         self.calls += 1
         text, problem = self._transport(request.to_json(), timeout)
         if problem:
+            self._stopped = f"an earlier call failed ({problem.split(' (')[0]})"
             raise AssertionError(f"{what}: {problem}")
         try:
             reply = protocol.Reply.from_json(text)
@@ -203,6 +226,23 @@ def verdict_output(message):
                         traceback=[f"AssertionError: {message}"])
 
 
+def score_cases(cases, max_points):
+    """``(points earned, the table of cases the feedback shows, the failures' message or None)`` for the named
+    cases a check ran (:meth:`Student.case`): the cell's ``max_points`` shared in proportion to their points."""
+    total = sum(points for _, points, _ in cases)
+    share = {name: max_points * points / total for name, points, _ in cases}
+    earned = round(sum(share[name] for name, _, failure in cases if failure is None), 2)
+    lines = [f"Hidden cases: {earned:g} of {max_points:g} points"]
+    lines += [f"  {name}: {0 if failure else round(share[name], 2):g}/{round(share[name], 2):g}"
+              for name, _, failure in cases]
+    failed = [(name, failure) for name, _, failure in cases if failure]
+    if not failed:
+        return earned, "\n".join(lines), None
+    (name, failure), more = failed[0], len(failed) - 1
+    others = f" ({more} more failed: their points are listed above)" if more else ""
+    return earned, "\n".join(lines), f"hidden case {name!r} failed{others}:\n{failure}"
+
+
 class JudgeMixin:
     """For an Execute preprocessor: the kernel gets the student lib first on its path, and after a judged
     test cell ran in the kernel, the judge runs the exercise's check and fails the cell if it fails."""
@@ -247,6 +287,11 @@ class JudgeMixin:
             message = str(err)
         except Exception as err:  # a fault of the judge's own: never points, and say so
             message = f"the grader's check failed ({type(err).__name__}: {err}); tell your instructor"
+        if message is None and student.cases:
+            points, table, message = score_cases(student.cases, float(cell.metadata["nbgrader"]["points"]))
+            cell.outputs.append(NotebookNode(output_type="display_data", metadata={}, data={"text/plain": table}))
+            if message:
+                resources.setdefault(PARTIAL, {})[grade_id] = (points, brief(message))
         if message:
             cell.outputs.append(verdict_output(message))
         self.judged_cells[grade_id] = {"ok": message is None, "calls": student.calls,
@@ -312,15 +357,26 @@ class JudgeMixin:
 
 class JudgedSaveAutoGrades(SaveAutoGrades):
     """nbgrader's SaveAutoGrades, except that a cell the judge could not grade here (``NotGraded``) gets no
-    auto score and is marked as needing a grade: blank in the gradebook and the export, not 0."""
+    auto score and is marked as needing a grade: blank in the gradebook and the export, not 0; and a cell whose
+    only error is the judge's verdict on named cases gets the points of the cases that passed."""
 
     def _add_score(self, cell, resources):
         super()._add_score(cell, resources)
-        if cell.metadata["nbgrader"]["grade_id"] in resources.get(NOT_GRADED, {}):
-            grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
-                                              self.assignment_id, self.student_id)
+        grade_id = cell.metadata["nbgrader"]["grade_id"]
+        partial = resources.get(PARTIAL, {}).get(grade_id)
+        if grade_id in resources.get(NOT_GRADED, {}):
+            grade = self.gradebook.find_grade(grade_id, self.notebook_id, self.assignment_id, self.student_id)
             grade.auto_score, grade.needs_manual_grade = None, True
             self.gradebook.db.commit()
+        elif partial and [o.get("evalue") for o in cell.outputs if _fails(o)] == [partial[1]]:
+            grade = self.gradebook.find_grade(grade_id, self.notebook_id, self.assignment_id, self.student_id)
+            grade.auto_score = partial[0]  # the judge's verdict is the cell's only error: its cases' points
+            self.gradebook.db.commit()
+
+
+def _fails(output):
+    """An output that scores a test cell 0 in nbgrader: an error, or anything on stderr."""
+    return output.output_type == "error" or (output.output_type == "stream" and output.get("name") == "stderr")
 
 
 class JudgedExecute(JudgeMixin, Execute):
