@@ -236,7 +236,7 @@ def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
 
 def test_checks_refuse_chibigrads_clip_grad_norm_in_05():
     """05's per-group clipping is another formulation of clip_grad_norm_ (which the book uses): calling it fails."""
-    from autograder.checks import a05_accumulation
+    from autograder.grading.exercises import a05_accumulation
     from chibigrad.nn.utils import clip_grad_norm_
 
     def per_group(optimizer, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -244,7 +244,7 @@ def test_checks_refuse_chibigrads_clip_grad_norm_in_05():
                                       norm_type, error_if_nonfinite)) for g in optimizer.param_groups]
 
     with pytest.raises(AssertionError, match="do not call chibigrad's clip_grad_norm_"):
-        a05_accumulation.check_clip_grad_norm_groups(per_group)
+        a05_accumulation.clip_grad_norm_groups(_judge_student(clip_grad_norm_groups_=per_group))
     assert clip_grad_norm_.__code__.co_name == "clip_grad_norm_", "restored afterwards"
 
 
