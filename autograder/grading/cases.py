@@ -1266,7 +1266,8 @@ def _lion_run_05(Lion, recipe, call):
         seen.append({"returned": repr(result)[:80], "values": [_array(p) for p in params],
                      "same_array": [p._array is a for p, a in zip(params, arrays)],
                      "leaf": [p.is_leaf and p.grad_fn is None and p.requires_grad for p in params],
-                     "dtype": [str(p.dtype) for p in params], "moved": [p._version > v for p, v in zip(params, versions)],
+                     "dtype": [str(p.dtype) for p in params],
+                     "moved": [p._version > v for p, v in zip(params, versions)],
                      "state": [_lion_state(opt, p) for p in params]})
     return seen
 
