@@ -236,7 +236,7 @@ def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
 
 def test_checks_refuse_chibigrads_clip_grad_norm_in_05():
     """05's per-group clipping is another formulation of clip_grad_norm_ (which the book uses): calling it fails."""
-    from autograder.checks import a05_accumulation
+    from autograder.grading.exercises import a05_accumulation
     from chibigrad.nn.utils import clip_grad_norm_
 
     def per_group(optimizer, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -244,8 +244,25 @@ def test_checks_refuse_chibigrads_clip_grad_norm_in_05():
                                       norm_type, error_if_nonfinite)) for g in optimizer.param_groups]
 
     with pytest.raises(AssertionError, match="do not call chibigrad's clip_grad_norm_"):
-        a05_accumulation.check_clip_grad_norm_groups(per_group)
+        a05_accumulation.clip_grad_norm_groups(_judge_student(clip_grad_norm_groups_=per_group))
     assert clip_grad_norm_.__code__.co_name == "clip_grad_norm_", "restored afterwards"
+
+
+def test_micro_batches_are_judged_by_what_grad_holds_at_each_forward():
+    """05's accumulate must backpropagate each micro-batch before the next one's forward. The judge checks it on
+    values (at micro-batch k's forward, .grad holds micro-batches 1..k-1's gradients), which only doing so
+    produces, not only on the saved-tensor peak that the student's process measures (and could fake)."""
+    from autograder.grading.exercises import a05_accumulation
+
+    def one_backward(model, loss_fn, inputs, targets, micro_batch):  # right gradients, every graph alive at once
+        n = len(inputs)
+        total = sum(loss_fn(model(inputs[s:s + micro_batch]), targets[s:s + micro_batch]) *
+                    (len(inputs[s:s + micro_batch]) / n) for s in range(0, n, micro_batch))
+        total.backward()
+        return total.item()
+
+    with pytest.raises(AssertionError, match="when micro-batch 2's forward began, .grad did not hold"):
+        a05_accumulation.accumulate(_judge_student(accumulate=one_backward))
 
 
 def _in_process_student(source):

@@ -170,6 +170,8 @@ def build(recipe, namespace):
         return (), {"inputs": inputs, "tangents": tangents, "extra": list(recipe.get("extra", ()))}
     if kind in VMAP_RECIPES:
         return VMAP_RECIPES[kind](recipe, namespace)
+    if kind == "case_05":  # 05_accumulation: the observer builds the case
+        return (), {"recipe": recipe}
     raise ValueError(f"unknown recipe {kind!r}")
 
 
@@ -283,6 +285,8 @@ def observe(what, fn, args, context, call):
         return observe_01(what, fn, context["recipe"], call)
     if what in ("sum_to", "function", "order", "ordered_backward", "path_sum"):
         return observe_02(what, fn, context["recipe"], call)
+    if what in OBSERVERS_05:
+        return OBSERVERS_05[what](fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -1179,6 +1183,189 @@ def _function_02(cls, recipe, call):
 
 # ---- 05_accumulation ---------------------------------------------------------------------------------------------
 # (its recipes and observers go right below this line)
+# The cases are built on both sides from their recipes; the expected gradients, the Lion rule and the norms are
+# the judge's. What the student process hands back: gradients as arrays (also at every micro-batch's forward),
+# the parameters and momentum after each step, the norms and the clipped gradients.
+
+CLIP_YOURSELF = "write the clipping yourself: do not call chibigrad's clip_grad_norm_"
+
+
+def accumulate_case_05(recipe):
+    """``(model, loss_fn, inputs, targets, prior grads)``: a Linear-Tanh-Linear model of the recipe's seed and
+    width in float64, a batch of ``samples`` rows, and what ``.grad`` held before (``prior``: random, or None)."""
+    import chibigrad as torch
+    import chibigrad.nn.functional as F
+    from chibigrad import nn
+    seed, width, outputs = recipe["seed"], recipe.get("width", 6), recipe.get("outputs", 2)
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(4, width), nn.Tanh(), nn.Linear(width, outputs)).to(torch.float64)
+    rng = np.random.default_rng(seed)
+    inputs = torch.tensor(rng.standard_normal((recipe["samples"], 4)))
+    if recipe.get("loss") == "cross_entropy":
+        loss_fn, targets = F.cross_entropy, torch.tensor(rng.integers(0, outputs, recipe["samples"]))
+    else:
+        loss_fn, targets = F.mse_loss, torch.tensor(rng.standard_normal((recipe["samples"], outputs)))
+    prior = [rng.standard_normal(tuple(p.shape)) if recipe.get("prior") else None for p in model.parameters()]
+    return model, loss_fn, inputs, targets, prior
+
+
+def _accumulate_05(fn, recipe, call):
+    """``accumulate`` on the recipe's case: the loss it returned, the grads after it, the saved tensors' peak,
+    and the rows and grads at each call of ``loss_fn`` that builds a graph (backward ran before the next one?)."""
+    import chibigrad as torch
+    from chibigrad import memory
+    model, loss_fn, inputs, targets, prior = accumulate_case_05(recipe)
+    params = list(model.parameters())
+    for p, g in zip(params, prior):
+        p.grad = None if g is None else torch.tensor(g)
+    forwards = []
+
+    def watched(output, target):
+        if torch.is_grad_enabled():
+            forwards.append({"rows": len(target), "grads": [_array(p.grad) for p in params]})
+        return loss_fn(output, target)
+    with memory.measure() as measured:
+        loss = call(fn, model, watched, inputs, targets, recipe["micro_batch"])
+    return {"type": type(loss).__name__, "loss": loss if isinstance(loss, float) else None,
+            "grads": [_array(p.grad) for p in params], "forwards": forwards, "saved_peak": int(measured.saved_peak)}
+
+
+def lion_case_05(recipe):
+    """``(initial values, gradients per step)`` as arrays for a Lion run: each step gives each parameter a random
+    gradient, zeros or None."""
+    rng = np.random.default_rng(recipe["seed"])
+    values = [rng.standard_normal(tuple(s)) for s in recipe["shapes"]]
+    steps = []
+    for _ in range(recipe["steps"]):
+        kinds = [rng.choice(["random", "random", "none", "zeros"]) for _ in values]
+        steps.append([None if k == "none" else np.zeros(v.shape) if k == "zeros" else rng.standard_normal(v.shape)
+                      for k, v in zip(kinds, values)])
+    return values, steps
+
+
+def _lion_state(opt, p):
+    state = getattr(opt, "state", {}).get(p)
+    return {"has": bool(state), "exp_avg": _array(state.get("exp_avg")) if isinstance(state, dict) else None}
+
+
+def _lion_run_05(Lion, recipe, call):
+    """The recipe's parameter groups stepped ``steps`` times: after each step, every parameter's values, whether
+    it is still the same leaf on the same array, whether its version grew, and its state."""
+    import chibigrad as torch
+    dtype = getattr(torch, recipe.get("dtype", "float64"))
+    values, steps = lion_case_05(recipe)
+    params = [torch.tensor(v, dtype=dtype, requires_grad=True) for v in values]
+    arrays = [p._array for p in params]
+    opt = call(Lion, [dict(g, params=[params[i] for i in g["params"]]) for g in recipe["groups"]])
+    seen = []
+    for grads in steps:
+        for p, g in zip(params, grads):
+            p.grad = None if g is None else torch.tensor(g, dtype=dtype)
+        versions = [p._version for p in params]
+        result = call(opt.step)
+        seen.append({"returned": repr(result)[:80], "values": [_array(p) for p in params],
+                     "same_array": [p._array is a for p, a in zip(params, arrays)],
+                     "leaf": [p.is_leaf and p.grad_fn is None and p.requires_grad for p in params],
+                     "dtype": [str(p.dtype) for p in params],
+                     "moved": [p._version > v for p, v in zip(params, versions)],
+                     "state": [_lion_state(opt, p) for p in params]})
+    return seen
+
+
+def _plain_05(value):
+    """A hyper-parameter as data: numbers and sequences of them as they are, anything else as its repr."""
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return [_plain_05(v) for v in value]
+    return repr(value)[:80]
+
+
+def _lion_05(Lion, recipe, call):
+    """Lion's defaults, a run of steps, zero_grad's two modes, or a closure, as data."""
+    import chibigrad as torch
+    if recipe["case"] == "run":
+        return _lion_run_05(Lion, recipe, call)
+    if recipe["case"] == "defaults":
+        group = call(Lion, [torch.zeros(2, requires_grad=True)]).param_groups[0]
+        return {k: _plain_05(v) for k, v in group.items() if k != "params"}
+    if recipe["case"] == "set_to_none":  # a step, a step after zero_grad(set_to_none=False), one after zero_grad()
+        w = torch.tensor([0.5, -0.5], dtype=torch.float64, requires_grad=True)
+        opt = call(lambda: Lion([w], lr=0.1))
+        w.grad = torch.tensor([1.0, -1.0], dtype=torch.float64)
+        values = [_array(w)]
+        for zero in (None, False, True):
+            if zero is not None:
+                opt.zero_grad(set_to_none=zero)
+            call(opt.step)
+            values.append(_array(w))
+        return values
+    if recipe["case"] == "closure":  # step(closure) under no_grad: the closure must run with grad enabled
+        w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        opt, losses = call(lambda: Lion([w], lr=0.1)), []
+
+        def closure():
+            opt.zero_grad()
+            loss = (w * w).sum()
+            loss.backward()
+            losses.append(loss.item())
+            return loss
+        with torch.no_grad():
+            result = call(opt.step, closure)
+        return {"calls": len(losses), "returned": _array(result), "type": type(result).__name__, "w": _array(w)}
+    raise ValueError(f"no Lion case {recipe['case']!r} in 05_accumulation")
+
+
+def clip_case_05(recipe):
+    """Per group, the gradient arrays (None: no gradient) in the recipe's dtype, and each group's own max_norm."""
+    rng = np.random.default_rng(recipe["seed"])
+    dtype = np.dtype(recipe.get("dtype", "float64"))
+    if "bad" in recipe:  # two groups, the second's gradient holds a non-finite number
+        return [np.ones(2, dtype), np.array([1.0, recipe["bad"]], dtype)], [None, None]
+    grads = [[None if s is None else (rng.standard_normal(tuple(s)) * rng.uniform(0.1, 3)).astype(dtype)
+              for s in shapes] for shapes, _ in recipe["groups"]]
+    return grads, [own for _, own in recipe["groups"]]
+
+
+def _clip_05(fn, recipe, call):
+    """The student's clipping on an SGD optimizer of the recipe's groups: the norms it returned, the gradients
+    after it and whether each is the same tensor on the same array (scaled in place); with ``bad``, the error it
+    raised with error_if_nonfinite=True, and whether it raised again with False."""
+    import chibigrad as torch
+    from chibigrad import optim
+    from chibigrad.nn.utils import clip_grad
+    grads, own = clip_case_05(recipe)
+    if "bad" in recipe:
+        grads = [[g] for g in grads]
+    groups = [[torch.zeros(1 if g is None else g.shape, dtype=getattr(torch, recipe.get("dtype", "float64")),
+                           requires_grad=True) for g in gs] for gs in grads]
+    for params, gs in zip(groups, grads):
+        for p, g in zip(params, gs):
+            p.grad = None if g is None else torch.tensor(g, dtype=p.dtype)
+    opt = optim.SGD([{"params": ps} if m is None else {"params": ps, "max_norm": m} for ps, m in zip(groups, own)],
+                    lr=0.1)
+    before = [[(p.grad, None if p.grad is None else p.grad._array) for p in ps] for ps in groups]
+    with _blocked((clip_grad.clip_grad_norm_, clip_grad._vector_norm), CLIP_YOURSELF):
+        if "bad" not in recipe:
+            norms = call(fn, opt, recipe["max_norm"], recipe["norm_type"])
+        else:
+            errors = []
+            for strict in (True, False):
+                try:
+                    call(fn, opt, 1.0, recipe["norm_type"], strict)
+                    errors.append(None)
+                except Exception as err:
+                    err = err.__cause__ or err
+                    errors.append(f"{type(err).__name__}: {err}"[:500])
+            return {"errors": errors}
+    return {"type": type(norms).__name__,
+            "norms": [n if isinstance(n, float) else repr(n)[:80] for n in norms] if isinstance(norms, list) else None,
+            "grads": [[_array(p.grad) for p in ps] for ps in groups],
+            "in_place": [[p.grad is g and (g is None or p.grad._array is a) for p, (g, a) in zip(ps, b)]
+                         for ps, b in zip(groups, before)]}
+
+
+OBSERVERS_05 = {"accumulate_05": _accumulate_05, "lion_05": _lion_05, "clip_05": _clip_05}
 
 
 

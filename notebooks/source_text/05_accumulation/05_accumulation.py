@@ -144,8 +144,7 @@ assert all_four.saved_peak <= 1.25 * one.saved_peak + 256, \
     (f"64 samples in micro-batches of 16: saved tensors peaked at {all_four.saved_peak} bytes, one micro-batch's "
      f"graph holds {one.saved_peak}: call backward on each micro-batch before building the next")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a05_accumulation
-a05_accumulation.check_accumulate(accumulate)
+# judged in the grader's own process: autograder/grading/exercises/a05_accumulation.py, accumulate
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="lion-text"
@@ -227,8 +226,7 @@ opt.step()  # the step's sign is that of 0.9 * 0.01 + 0.1 * -0.5 < 0, so c goes 
 assert close(c, [0.0]), (f"g = 1 then g = -0.5: Lion steps along sign(beta1 * m + (1 - beta1) * g) with the old m, "
                          f"then updates m: expected c = 0.0, got {c.detach()}")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a05_accumulation
-a05_accumulation.check_lion(Lion)
+# judged in the grader's own process: autograder/grading/exercises/a05_accumulation.py, lion
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="clip_grad_norm_groups-text"
@@ -303,8 +301,7 @@ try:
 finally:
     library.__code__ = code
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a05_accumulation
-a05_accumulation.check_clip_grad_norm_groups(clip_grad_norm_groups_)
+# judged in the grader's own process: autograder/grading/exercises/a05_accumulation.py, clip_grad_norm_groups
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
