@@ -1251,7 +1251,8 @@ def _ema_update_04(fn, target, online, decay, call):
             t = now.get(n)
             got["buffers"][n] = {"same": t is b, "same_array": t._array is arrays[n], "value": _array(t),
                                  "shares_online": bool(np.shares_memory(t._array, online_buffers[n]._array))}
-        got["online_changed"] = [n for n, t in _named_state_04(online) if not np.array_equal(t._array, online_before[n])]
+        got["online_changed"] = [n for n, t in _named_state_04(online)
+                                 if not np.array_equal(t._array, online_before[n])]
         got["online_grads"] = [n for n, t in online.named_parameters() if t.grad is not None]
         return got
     return call(read)
