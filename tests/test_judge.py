@@ -426,3 +426,34 @@ def test_only_a_cell_whose_sole_error_is_the_judges_verdict_gets_partial_points(
     cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text="warning"), verdict]
     saver._add_score(cell, resources)
     assert grade.auto_score == 0.0, "stderr (or any other error) still scores the cell 0"
+
+
+def test_04s_checks_send_inputs_never_the_answers():
+    """04_stop_gradient's checks send seeds and written-out inputs (the critic's weights included); what they
+    compare with (the EMA targets after each update, the binarised layer after each step, the penalty's weight
+    gradient) is computed in the judge and never sent."""
+    from autograder.grading import cases
+    from autograder.grading.exercises import a04_stop_gradient as a04
+    namespace, setup = _setup_namespace("04_stop_gradient")
+    sent = []
+    for check in (a04.sign_ste, a04.ema_update, a04.gradient_penalty):
+        check(judge.Student(_in_process(namespace, sent), setup))
+    expected = []
+    for call in sent:
+        case = call.case
+        if call.observe == "ema":
+            target, online = (a04._arrays(m) for m in cases.ema_pair_04(case["pair"]))
+            expected += [case["decays"][0] * target[n] + (1 - case["decays"][0]) * online[n] for n in target
+                         if "running" not in n and "num_batches" not in n]
+        if call.observe == "binarised":
+            w = case["w"]
+            w = w - 0.3 * np.where(np.abs(w) <= 1, 2 * (case["inputs"] @ np.sign(w).T - case["targets"]).T
+                                   @ case["inputs"] / case["targets"].size, 0.0)
+            expected.append(w)
+        if call.observe == "penalty" and "generator" in case:
+            fake = case["noise"] @ case["generator"][0].T + case["generator"][1]
+            points = case["alpha"] * case["real"] + (1 - case["alpha"]) * fake
+            expected.append(a04._weight_gradient(case["critic"], points))
+    arrays = [a for call in sent for a in _arrays(call.case)]
+    assert {"ema", "binarised", "penalty"} <= {call.observe for call in sent} and expected
+    assert not any(np.allclose(e, a) for e in expected for a in arrays if e.shape == a.shape)

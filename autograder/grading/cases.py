@@ -156,6 +156,8 @@ def build(recipe, namespace):
         return (buffers,), context
     if kind in ("graph_01", "case_02"):  # 01_graphs, 02_backward: the observer builds the case
         return (), {"recipe": recipe}
+    if kind == "case_04":  # 04_stop_gradient: the observer builds the case
+        return (), {"recipe": recipe}
     if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
         return (), {"recipe": recipe}
     if kind == "compiled_step":
@@ -287,6 +289,8 @@ def observe(what, fn, args, context, call):
         return observe_02(what, fn, context["recipe"], call)
     if what in OBSERVERS_05:
         return OBSERVERS_05[what](fn, context["recipe"], call)
+    if what in OBSERVERS_04:
+        return OBSERVERS_04[what](fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -1179,6 +1183,222 @@ def _function_02(cls, recipe, call):
 # ---- 04_stop_gradient --------------------------------------------------------------------------------------------
 # (its recipes and observers go right below this line)
 
+@contextlib.contextmanager
+def _collection_paused_04():
+    """Memory is measured in here: no automatic cycle collection frees older garbage meanwhile."""
+    import gc
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _named_state_04(module):
+    """``[(name, tensor)]``: every parameter, then every buffer of ``module``."""
+    return [*module.named_parameters(), *module.named_buffers()]
+
+
+def _fill_04(module, rng):
+    """Every parameter and buffer of ``module`` set from ``rng``: the same values on both sides, whatever the
+    notebook did to chibigrad's random state (running variances positive, counters whole numbers)."""
+    import chibigrad as torch
+    with torch.no_grad():
+        for name, t in _named_state_04(module):
+            shape = tuple(t.shape)
+            values = rng.integers(0, 50, shape) if name.endswith("num_batches_tracked") else \
+                rng.uniform(0.5, 2.0, shape) if name.endswith("running_var") else rng.standard_normal(shape)
+            t.copy_(torch.tensor(values, dtype=t.dtype))
+
+
+def ema_pair_04(spec):
+    """``(target, online)`` for ema_update_: ``depth`` blocks of Linear(4, 4), BatchNorm1d (if ``batchnorm``)
+    and Tanh, then Linear(4, 2); the target a deepcopy with its own values, all drawn from ``seed``."""
+    import copy
+    import chibigrad as torch
+    from chibigrad import nn
+    layers = []
+    for _ in range(spec["depth"]):
+        layers += [nn.Linear(4, 4)] + ([nn.BatchNorm1d(4)] if spec["batchnorm"] else []) + [nn.Tanh()]
+    online = nn.Sequential(*layers, nn.Linear(4, 2)).to(getattr(torch, spec["dtype"]))
+    target = copy.deepcopy(online).requires_grad_(spec["requires_grad"])
+    rng = np.random.default_rng(spec["seed"])
+    _fill_04(target, rng)
+    _fill_04(online, rng)
+    return target, online
+
+
+def _ema_update_04(fn, target, online, decay, call):
+    """One ``fn(target, online, decay)``: the bytes of saved tensors it left, each target parameter and buffer
+    after it (the same tensor and array? a leaf? its version?), and which of online's tensors changed."""
+    from chibigrad import memory
+    params, buffers = dict(target.named_parameters()), dict(target.named_buffers())
+    arrays = {n: t._array for n, t in [*params.items(), *buffers.items()]}
+    versions, flags = {n: p._version for n, p in params.items()}, {n: p.requires_grad for n, p in params.items()}
+    online_before = {n: t._array.copy() for n, t in _named_state_04(online)}
+    with _collection_paused_04():
+        saved = memory.saved()
+        call(fn, target, online, decay)
+        grown = memory.saved() - saved
+
+    def read():
+        now, online_buffers = dict(_named_state_04(target)), dict(online.named_buffers())
+        got = {"saved": grown, "params": {}, "buffers": {}}
+        for n, p in params.items():
+            t = now.get(n)
+            got["params"][n] = {"same": t is p, "same_array": t._array is arrays[n], "leaf": t.grad_fn is None,
+                                "requires_grad_kept": t.requires_grad == flags[n], "value": _array(t),
+                                "version_grew": t._version > versions[n]}
+        for n, b in buffers.items():
+            t = now.get(n)
+            got["buffers"][n] = {"same": t is b, "same_array": t._array is arrays[n], "value": _array(t),
+                                 "shares_online": bool(np.shares_memory(t._array, online_buffers[n]._array))}
+        got["online_changed"] = [n for n, t in _named_state_04(online)
+                                 if not np.array_equal(t._array, online_before[n])]
+        got["online_grads"] = [n for n, t in online.named_parameters() if t.grad is not None]
+        return got
+    return call(read)
+
+
+def _observe_ema_04(fn, recipe, call):
+    """``ema_update_`` on a fresh pair once per decay (one after the other); with ``graph``, a graph that saved
+    the target's weights waits for backward meanwhile, and what its backward raised afterwards."""
+    import chibigrad as torch
+    target, online = ema_pair_04(recipe["pair"])
+    out = None
+    if recipe.get("graph"):
+        x = torch.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+        out = target(x.to(getattr(torch, recipe["pair"]["dtype"]))).sum()
+    got = {"updates": [_ema_update_04(fn, target, online, decay, call) for decay in recipe["decays"]],
+           "backward": None}
+    if out is not None:
+        try:
+            out.backward()
+            got["backward"] = ""
+        except Exception as err:
+            got["backward"] = f"{type(err).__name__}: {err}"[:500]
+    return got
+
+
+def fine_tune_model_04(kind):
+    """fine_tune's models: ``"sequential12"`` (Linear, BatchNorm1d six times: modules "0" ... "11") or ``"net"``
+    (nested names: encoder.layers.0 ... encoder.layers.11, encoder.norm, head_bn, head)."""
+    from chibigrad import nn
+    if kind == "sequential12":
+        return nn.Sequential(*[nn.Linear(4, 4) if k % 2 == 0 else nn.BatchNorm1d(4) for k in range(12)])
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Module()
+            self.encoder.layers = nn.Sequential(*[nn.Linear(4, 4) for _ in range(12)])
+            self.encoder.norm = nn.BatchNorm1d(4)
+            self.head_bn = nn.BatchNorm1d(4)
+            self.head = nn.Linear(4, 2)
+
+        def forward(self, x):
+            for layer in self.encoder.layers:
+                x = layer(x).tanh()
+            return self.head(self.head_bn(self.encoder.norm(x)))
+    return Net()
+
+
+def _observe_fine_tune_04(fn, recipe, call):
+    """``fine_tune`` on a fresh model in training mode: what requires grad, what the optimizer holds (by name)
+    and its settings, each BatchNorm's mode, the bytes a forward pass saved, and after one step which tensors
+    changed and which parameters got a ``.grad``."""
+    import chibigrad as torch
+    from chibigrad import memory, nn, optim
+    model = fine_tune_model_04(recipe["model"]).train()
+    inputs = torch.tensor(np.random.default_rng(8).standard_normal((10, 4)), dtype=torch.float32)
+    opt = call(fn, model, list(recipe["trainable"]), recipe["lr"])
+    names = {id(p): n for n, p in model.named_parameters()}
+    got = {"type": type(opt).__name__, "sgd": isinstance(opt, optim.SGD),
+           "trainable": [n for n, p in model.named_parameters() if p.requires_grad],
+           "training": {n: m.training for n, m in model.named_modules() if isinstance(m, nn.BatchNorm1d)}}
+    if not got["sgd"]:
+        return got
+    got["held"] = [names.get(id(p), "(not a parameter of the model)") for g in opt.param_groups for p in g["params"]]
+    got["settings"] = [{"momentum": g.get("momentum"), "lr": g.get("lr")} for g in opt.param_groups]
+    before = {n: t._array.copy() for n, t in _named_state_04(model)}
+    with _collection_paused_04():
+        saved = memory.saved()
+        loss = call(lambda: model(inputs).pow(2).mean())
+        got["saved"] = memory.saved() - saved
+    call(lambda: (loss.backward(), opt.step()))
+    got["changed"] = [n for n, t in _named_state_04(model) if not np.array_equal(t._array, before[n])]
+    got["grads"] = [n for n, p in model.named_parameters() if p.grad is not None]
+    return got
+
+
+def critic_04(weights, dtype):
+    """gradient_penalty's critic with the given weights: ``[w, b]`` one linear layer; ``[w1, b1, w2, b2]``
+    Linear, tanh, Linear on each sample flattened."""
+    import chibigrad as torch
+    from chibigrad import nn
+
+    class Critic(nn.Module):
+        def __init__(self, size, width):
+            super().__init__()
+            self.hidden, self.out = nn.Linear(size, width), nn.Linear(width, 1)
+
+        def forward(self, x):
+            return self.out(self.hidden(x.reshape(x.shape[0], -1)).tanh())
+    w = weights[0]
+    critic = nn.Linear(w.shape[1], w.shape[0]) if len(weights) == 2 else Critic(w.shape[1], w.shape[0])
+    critic = critic.to(getattr(torch, dtype))
+    with torch.no_grad():
+        for p, value in zip(critic.parameters(), weights):
+            p.copy_(torch.tensor(value, dtype=p.dtype))
+    return critic
+
+
+def _observe_penalty_04(fn, recipe, call):
+    """``gradient_penalty(D, real, fake, alpha)`` with ``fake = G(noise)`` (or ``real`` itself without a
+    generator): the penalty, whether the inputs or D's ``.grad`` changed, and after ``penalty.backward()``
+    whether G got a gradient and D's first weight's gradient."""
+    import chibigrad as torch
+    dtype = getattr(torch, recipe.get("dtype", "float64"))
+    D = critic_04(recipe["critic"], recipe.get("dtype", "float64"))
+    real, alpha = torch.tensor(recipe["real"], dtype=dtype), torch.tensor(recipe["alpha"], dtype=dtype)
+    G = critic_04(recipe["generator"], recipe.get("dtype", "float64")) if "generator" in recipe else None
+    fake = real if G is None else G(torch.tensor(recipe["noise"], dtype=dtype))
+    node = fake.grad_fn
+    penalty = call(fn, D, real, fake, alpha)
+    if not isinstance(penalty, torch.Tensor):
+        return {"type": type(penalty).__name__}
+    got = {"type": "Tensor", "shape": list(penalty.shape), "value": _array(penalty), "grad_fn": None,
+           "real_changed": real.requires_grad or real.grad is not None, "fake_changed": fake.grad_fn is not node,
+           "d_grads": [n for n, p in D.named_parameters() if p.grad is not None], "g_grads": [], "weight_grad": None}
+    got["grad_fn"] = penalty.grad_fn is not None
+    if got["grad_fn"]:
+        call(penalty.backward)
+        got["g_grads"] = [] if G is None else [n for n, p in G.named_parameters() if p.grad is not None]
+        got["weight_grad"] = _array(next(iter(D.parameters())).grad)
+    return got
+
+
+def _observe_binarised_04(SignSTE, recipe, call):
+    """SGD steps of a linear layer whose weight is ``SignSTE.apply(w)``: ``w`` after each step."""
+    import chibigrad as torch
+    import chibigrad.nn.functional as F
+    from chibigrad import optim
+    w = torch.tensor(recipe["w"], requires_grad=True)
+    inputs, targets = torch.tensor(recipe["inputs"]), torch.tensor(recipe["targets"])
+    opt = optim.SGD([w], lr=recipe["lr"])
+
+    def step():
+        opt.zero_grad()
+        ((F.linear(inputs, SignSTE.apply(w)) - targets) ** 2).mean().backward()
+        opt.step()
+        return _array(w)
+    return [call(step) for _ in range(recipe["steps"])]
+
+
+OBSERVERS_04 = {"ema": _observe_ema_04, "fine_tune": _observe_fine_tune_04, "penalty": _observe_penalty_04,
+                "binarised": _observe_binarised_04}  # SignSTE itself: 02's "function" observer
 
 
 # ---- 05_accumulation ---------------------------------------------------------------------------------------------

@@ -90,8 +90,7 @@ w = torch.tensor([[0.5, -3.0]], requires_grad=True)
 F.linear(torch.tensor([[1.0, 1.0]]), SignSTE.apply(w)).sum().backward()
 assert close(w.grad, [[1.0, 0.0]]), f"a binarised linear layer: w.grad should be [[1, 0]], got {w.grad}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a04_stop_gradient
-a04_stop_gradient.check_sign_ste(SignSTE)
+# judged in the grader's own process: autograder/grading/exercises/a04_stop_gradient.py, sign_ste
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="ema_update-text"
@@ -140,8 +139,7 @@ assert all(p.grad_fn is None and not p.requires_grad for p in target.parameters(
     "no graph: the target's parameters must stay leaves that do not require grad (use torch.no_grad())"
 assert close(target[1].running_mean, online[1].running_mean), "copy the buffers (running statistics)"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a04_stop_gradient
-a04_stop_gradient.check_ema_update(ema_update_)
+# judged in the grader's own process: autograder/grading/exercises/a04_stop_gradient.py, ema_update
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="fine_tune-text"
@@ -197,8 +195,7 @@ got = [n for n, p in deep.named_parameters() if p.requires_grad]
 assert got == ["1.weight", "1.bias"], \
     f"12 layers, trainable ['1']: expected ['1.weight', '1.bias'] (not '10.weight', '11.bias'), got {got}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a04_stop_gradient
-a04_stop_gradient.check_fine_tune(fine_tune)
+# judged in the grader's own process: autograder/grading/exercises/a04_stop_gradient.py, fine_tune
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="gradient_penalty-text"
@@ -256,8 +253,7 @@ got = gradient_penalty(critic, torch.randn(5, 2, 3), torch.randn(5, 2, 3), torch
 assert close(got, 16.0), \
     f"samples of shape (2, 3), input gradient W, norm 5 over all elements: expected (5 - 1) ** 2 = 16, got {got}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a04_stop_gradient
-a04_stop_gradient.check_gradient_penalty(gradient_penalty)
+# judged in the grader's own process: autograder/grading/exercises/a04_stop_gradient.py, gradient_penalty
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
