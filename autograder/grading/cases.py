@@ -1175,8 +1175,8 @@ def _function_02(cls, recipe, call):
 # Nodes, saved bytes and gradients of the student's LeakyReLU, per_loss_grads, hvp and count_alive_graphs, read in
 # the student process; the cases are numbered or written out, the expected answers stay with the judge.
 
-HVP_YOURSELF_03 = ("write hvp with torch.autograd.grad yourself: do not call torch.autograd.functional or torch.func, "
-                "which compute Hessian products for you")
+HVP_YOURSELF_03 = ("write hvp with torch.autograd.grad yourself: do not call torch.autograd.functional or "
+                   "torch.func, which compute Hessian products for you")
 PER_LOSS_CASES_03, HVP_CASES_03 = 9, 14  # per_loss_case_03(0 ... 8), hvp_case_03(0 ... 13)
 
 
