@@ -1197,7 +1197,8 @@ def _no_cycle_collection_03():
 
 
 def _bytes_03():
-    """``(saved, allocated)`` bytes, read from chibigrad.memory's counters (counting from the first read)."""
+    """``(saved, allocated)`` bytes, read from chibigrad.memory's counters themselves (counting from the first
+    read), not through ``memory.saved()``, which a notebook may have replaced."""
     from chibigrad import memory
     stats = memory._counters()[0]
     return stats["saved"], stats["allocated"]
