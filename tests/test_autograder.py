@@ -40,6 +40,16 @@ COMPARED = ["a01-solutions", "a01-untouched", "a01-wrong-0", "a01-late", "a01-de
             "a02-wrong-1"]
 
 
+
+def in_kernel_checks():
+    """``(module name, its check functions' names)`` of an assignment whose hidden tests still run in the student's
+    kernel (``autograder/checks/aNN_*.py``): the in-kernel defences are tested on it while one is left."""
+    modules = sorted((ROOT / "autograder" / "checks").glob("a[0-9]*.py"))
+    if not modules:
+        pytest.skip("every assignment is judged: no in-kernel checks module is left to test the in-kernel defences on")
+    text = modules[0].read_text()
+    return modules[0].stem, re.findall(r"^def (check_\w+)\(", text, flags=re.M)
+
 def autograder(course_dir, *args, check=True, timeout=1200):
     result = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), *map(str, args)],
                             capture_output=True, text=True, timeout=timeout, env=build.nbgrader_env())
@@ -159,6 +169,7 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
     policy = {"memory_bytes": 2 << 30, "file_bytes": 1 << 20, "processes": 16, "landlock": True, "seccomp": True,
               **worker.file_policy(lib, [str(job / "nb"), str(job / "tmp")], [str(course), str(tmp_path / "scratch")]),
               "home": str(job / "tmp"), "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
+    module, (check, *_) = in_kernel_checks()
     code = textwrap.dedent("""
         import inspect, json, os, socket
         from autograder.grading import sandbox
@@ -169,13 +180,13 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
                 return "ok"
             except BaseException as err:
                 return type(err).__name__
-        from autograder.checks import a03_graph_lifetime as hidden
+        from autograder.checks import MODULE as hidden
         results = {
-            "check runs": attempt(lambda: hidden.check_hvp(lambda *a: "wrong")),
+            "check runs": attempt(lambda: hidden.CHECK(lambda *a: "wrong")),
             "open check": attempt(lambda: open(hidden.__file__).read()),
-            "getsource": attempt(lambda: inspect.getsource(hidden.check_hvp)),
+            "getsource": attempt(lambda: inspect.getsource(hidden.CHECK)),
             "loader": attempt(lambda: hidden.__loader__.get_source(hidden.__name__)),
-            "repository checks": attempt(lambda: open(REPO + "/autograder/checks/a03_graph_lifetime.py").read()),
+            "repository checks": attempt(lambda: open(REPO + "/autograder/checks/MODULE.py").read()),
             "solutions": attempt(lambda: open(REPO + "/notebooks/source/01_graphs/01_graphs.ipynb").read()),
             "course": attempt(lambda: open(COURSE + "/gradebook.db").read()),
             "elsewhere": attempt(lambda: open(ELSEWHERE).read()),
@@ -190,13 +201,15 @@ def test_the_checks_run_but_cannot_be_read_and_modes_cannot_change(tmp_path):
             "raw socket": attempt(lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
         }
         open("results.json", "w").write(json.dumps(results))
-    """).replace("REPO", repr(str(ROOT))).replace("COURSE", repr(str(course))).replace(
+    """).replace("MODULE", module).replace("CHECK", check).replace("REPO", repr(str(ROOT))).replace(
+        "COURSE", repr(str(course))).replace(
         "ELSEWHERE", repr(str(tmp_path / "elsewhere.txt")))
     env = dict(os.environ, POLICY=json.dumps(policy), PYTHONPATH=str(lib))
     result = subprocess.run([sys.executable, "-P", "-c", code], cwd=job / "nb", env=env, capture_output=True, text=True)
     assert result.returncode == 0, (job / "private" / "log").read_text()[-3000:]
     results = json.loads((job / "nb" / "results.json").read_text())
-    assert results["check runs"] == "AssertionError" and results["numpy"] == "ok", results
+    assert results["check runs"] not in ("ok", "PermissionError", "ImportError", "ModuleNotFoundError"), results
+    assert results["numpy"] == "ok", results  # the check ran (and failed the wrong answer): its imports were allowed
     assert results["open check"] == results["repository checks"] == results["solutions"] == "PermissionError"
     assert results["course"] == results["elsewhere"] == "PermissionError"
     assert results["home"] == ("PermissionError" if os.path.isdir("/root") else "FileNotFoundError")
@@ -222,10 +235,11 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
     its own output and the checks' messages stay."""
     from nbformat.v4 import new_code_cell, new_notebook, new_output
     checks_dir = feedback._hidden_dirs()[0]
-    check_line = next(line.strip() for line in (Path(checks_dir) / "a03_graph_lifetime.py").read_text().splitlines()
+    module, (check, *_) = in_kernel_checks()
+    check_line = next(line.strip() for line in (Path(checks_dir) / f"{module}.py").read_text().splitlines()
                       if line.strip().startswith("expect(") and len(line.strip()) > 40)
-    test_source = ("assert walk(x) == []\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import a03_graph_lifetime\n"
-                   "a03_graph_lifetime.check_hvp(hvp)\n### END HIDDEN TESTS")
+    test_source = (f"assert walk(x) == []\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import {module}\n"
+                   f"{module}.{check}(answer)\n### END HIDDEN TESTS")
     history = "\n".join(["x = 1", test_source])
     outputs = [
         new_output("stream", name="stdout", text=f"my own line\n{history}\n    {check_line}\n"),
@@ -238,7 +252,7 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
     nb = new_notebook(cells=[new_code_cell(test_source, outputs=[]), new_code_cell("print(In)", outputs=outputs)])
     redacted, _ = feedback.RedactHiddenTests(hidden_dirs=[checks_dir]).preprocess(nb, {})
     text = json.dumps(redacted)
-    for secret in ("a03_graph_lifetime.check_hvp(hvp)", "from autograder.checks import a03_graph_lifetime", check_line,
+    for secret in (f"{module}.{check}(answer)", f"from autograder.checks import {module}", check_line,
                    "BEGIN HIDDEN TESTS"):
         assert json.dumps(secret)[1:-1] not in text, secret
         assert html.escape(secret) not in text, secret
@@ -250,23 +264,26 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
 
 
 def test_the_verifier_sees_and_undoes_replaced_functions():
+    import importlib
+
     import numpy as np
-    from autograder.checks import a03_graph_lifetime
+    module, (first, second, *_) = in_kernel_checks()
+    hidden = importlib.import_module(f"autograder.checks.{module}")
     snapshot = verify.take_snapshot()
-    original_allclose, original_check, original_len = np.allclose, a03_graph_lifetime.check_hvp, len
-    code = a03_graph_lifetime.check_per_loss_grads.__code__
+    original_allclose, original_check, original_len = np.allclose, getattr(hidden, first), len
+    code = getattr(hidden, second).__code__
     try:
         np.allclose = lambda *a, **k: True
-        a03_graph_lifetime.check_hvp = lambda hvp: None
+        setattr(hidden, first, lambda answer: None)
         __builtins__["len"] = lambda x: 0
-        a03_graph_lifetime.check_per_loss_grads.__code__ = (lambda per_loss_grads: None).__code__
+        getattr(hidden, second).__code__ = (lambda answer: None).__code__
         changed = verify.diff_and_restore(snapshot)
     finally:
         __builtins__["len"] = original_len
-    assert {"numpy.allclose", "autograder.checks.a03_graph_lifetime.check_hvp", "builtins.len"} <= set(changed), changed
-    assert any("check_per_loss_grads" in c for c in changed)
-    assert np.allclose is original_allclose and a03_graph_lifetime.check_hvp is original_check
-    assert a03_graph_lifetime.check_per_loss_grads.__code__ is code
+    assert {"numpy.allclose", f"autograder.checks.{module}.{first}", "builtins.len"} <= set(changed), changed
+    assert any(second in c for c in changed)
+    assert np.allclose is original_allclose and getattr(hidden, first) is original_check
+    assert getattr(hidden, second).__code__ is code
     assert verify.diff_and_restore(snapshot) == []
 
 

@@ -205,6 +205,34 @@ def test_checks_refuse_the_engine_doing_the_exercise():
     assert engine.topological_order.__code__.co_name == "topological_order", "restored afterwards"
 
 
+def test_03_checks_refuse_the_hessian_helpers_and_measure_what_the_node_saved(monkeypatch):
+    """03's hvp fails an answer that calls chibigrad's own Hessian-vector product; its LeakyReLU check reads the
+    bytes a node saved from the node too, so a Function that saves x and makes ``memory.saved()`` lie still fails."""
+    import chibigrad
+    from autograder.grading.exercises import a03_graph_lifetime
+    from chibigrad.autograd import Function, functional
+    with pytest.raises(AssertionError, match="write hvp with torch.autograd.grad yourself"):
+        a03_graph_lifetime.hvp(_judge_student(hvp=lambda f, params, vectors: functional.hvp(f, tuple(params),
+                                                                                             tuple(vectors))[1]))
+    assert functional.hvp.__code__.co_name == "hvp", "restored afterwards"
+
+    class LeakyReLU(Function):  # saves x (8 bytes an element), not the mask
+        @staticmethod
+        def forward(ctx, x, negative_slope):
+            ctx.save_for_backward(x)
+            ctx.negative_slope = negative_slope
+            return chibigrad.where(x > 0, x, x * negative_slope)
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return chibigrad.where(x > 0, grad, grad * ctx.negative_slope), None
+
+    real = chibigrad.memory.saved
+    monkeypatch.setattr(chibigrad.memory, "saved", lambda: real() - 7)  # one byte an element on the first case
+    with pytest.raises(AssertionError, match="8 bytes are saved for backward"):
+        a03_graph_lifetime.leaky_relu(_judge_student(LeakyReLU=LeakyReLU))
+
 def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
     """Exercises that ask for another formulation of what chibigrad ships (logsumexp, gradcheck,
     checkpoint_sequential, checkpoint) fail an answer that calls the shipped one."""

@@ -154,7 +154,7 @@ def build(recipe, namespace):
         context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
                    "calls": recipe["calls"], "recipe_first": first}
         return (buffers,), context
-    if kind in ("graph_01", "case_02"):  # 01_graphs, 02_backward: the observer builds the case
+    if kind in ("graph_01", "case_02", "case_03"):  # 01_graphs, 02_backward, 03: the observer builds the case
         return (), {"recipe": recipe}
     if kind == "case_04":  # 04_stop_gradient: the observer builds the case
         return (), {"recipe": recipe}
@@ -291,6 +291,8 @@ def observe(what, fn, args, context, call):
         return OBSERVERS_05[what](fn, context["recipe"], call)
     if what in OBSERVERS_04:
         return OBSERVERS_04[what](fn, context["recipe"], call)
+    if what in OBSERVERS_03:
+        return OBSERVERS_03[what](fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -1177,6 +1179,351 @@ def _function_02(cls, recipe, call):
 
 # ---- 03_graph_lifetime -------------------------------------------------------------------------------------------
 # (its recipes and observers go right below this line)
+
+# Nodes, saved bytes and gradients of the student's LeakyReLU, per_loss_grads, hvp and count_alive_graphs, read in
+# the student process; the cases are numbered or written out, the expected answers stay with the judge.
+
+HVP_YOURSELF_03 = ("write hvp with torch.autograd.grad yourself: do not call torch.autograd.functional or "
+                   "torch.func, which compute Hessian products for you")
+PER_LOSS_CASES_03, HVP_CASES_03 = 9, 14  # per_loss_case_03(0 ... 8), hvp_case_03(0 ... 13)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection_03():
+    """Memory is measured in here: no automatic cycle collection frees older garbage meanwhile, and objects that
+    exist already are left out of explicit collections (``gc.freeze``), which then take milliseconds."""
+    import gc
+    enabled = gc.isenabled()
+    gc.disable()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _bytes_03():
+    """``(saved, allocated)`` bytes, read from chibigrad.memory's counters themselves (counting from the first
+    read), not through ``memory.saved()``, which a notebook may have replaced."""
+    from chibigrad import memory
+    stats = memory._counters()[0]
+    return stats["saved"], stats["allocated"]
+
+
+def _saved_info(node):
+    """``[(dtype name, nbytes, released)]`` of what ``node`` saved for backward."""
+    return [(str(dtype), int(nbytes), bool(released)) for _, dtype, nbytes, released in node.saved_tensors_info]
+
+
+def _raw_03(values):
+    """What a backward returned, as data: arrays, None, or ``("@other", type name)``."""
+    import chibigrad as torch
+    values = values if isinstance(values, tuple) else (values,)
+    return [None if v is None else _array(v) if isinstance(v, torch.Tensor) else ("@other", type(v).__name__)
+            for v in values]
+
+
+def _error_03(fn):
+    """``"Type: message"`` of what ``fn()`` raised, or None when it worked."""
+    try:
+        fn()
+    except Exception as err:
+        return f"{type(err).__name__}: {err}"[:500]
+    return None
+
+
+def _leaky_03(cls, recipe, call):
+    """``cls.apply(x, slope)``: the result, its node, the bytes it saved, backward's own return value, and the
+    saved bytes left once the result is deleted."""
+    import chibigrad as torch
+    dtype = getattr(torch, recipe["dtype"])
+    x = torch.tensor(recipe["x"], dtype=dtype, requires_grad=True)
+    g = torch.tensor(recipe["grad"], dtype=dtype)
+    with _no_cycle_collection_03():
+        before = _bytes_03()[0]
+        y = call(lambda: cls.apply(x, recipe["slope"]))
+        if not isinstance(y, torch.Tensor):
+            return {"type": type(y).__name__}
+        got = {"type": "Tensor", "dtype": str(y.dtype).replace("torch.", ""), "value": _array(y),
+               "grad_fn": None if y.grad_fn is None else y.grad_fn.name(), "kept": _bytes_03()[0] - before,
+               "node_saved": [], "raw": None}
+        if y.grad_fn is not None:
+            got["node_saved"] = _saved_info(y.grad_fn)
+            got["raw"] = _raw_03(call(y.grad_fn.apply, g))
+        del y
+        got["left"] = _bytes_03()[0] - before
+    return got
+
+
+def _leaky_grad_03(cls, recipe, call):
+    """x.grad after ``cls.apply(x, slope).backward(grad)`` (float64)."""
+    import chibigrad as torch
+    x = torch.tensor(recipe["x"], dtype=torch.float64, requires_grad=True)
+    call(lambda: cls.apply(x, recipe["slope"]).backward(torch.tensor(recipe["grad"], dtype=torch.float64)))
+    return _array(x.grad)
+
+
+def _leaky_lifetime_03(cls, recipe, call):
+    """Backward through ``cls.apply(x, 0.1)``: what stays alive after it, a second backward, retain_graph, and
+    create_graph (``x`` and ``grad``: 1000 elements)."""
+    import chibigrad as torch
+    x = torch.tensor(recipe["x"], requires_grad=True)
+    g = torch.tensor(recipe["grad"])
+    with _no_cycle_collection_03():
+        saved, allocated = _bytes_03()
+        y = call(lambda: cls.apply(x, 0.1))
+        if not isinstance(y, torch.Tensor):
+            return {"type": type(y).__name__}
+        call(lambda: y.backward(g))
+        now = _bytes_03()
+        got = {"type": "Tensor", "saved_after": now[0] - saved, "again": _error_03(lambda: y.backward(g)),
+               "extra_after": now[1] - allocated - y._array.nbytes - (0 if x.grad is None else x.grad._array.nbytes)}
+    x.grad = None
+    y = call(lambda: cls.apply(x, 0.1))
+    call(lambda: y.backward(g, retain_graph=True))
+    got["first"] = _array(x.grad)
+    call(lambda: y.backward(g))
+    got["second"] = _array(x.grad)
+    got["third"] = _error_03(lambda: y.backward(g))
+    x3 = torch.tensor(recipe["x"][:3], requires_grad=True)
+    up = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    dx, = call(lambda: torch.autograd.grad(cls.apply(x3, 0.1), x3, up, create_graph=True))
+    got["create_graph"] = bool(dx.requires_grad)
+    return got
+
+
+def _leaky_deep_03(cls, recipe, call):
+    """``y = -cls.apply(y, -1.0)`` ``depth`` times: the result, bytes saved by LeakyReLUBackward nodes, x.grad,
+    and the saved bytes left after backward."""
+    import chibigrad as torch
+    x = torch.tensor(recipe["x"], requires_grad=True)
+    before = _bytes_03()[0]
+
+    def chain():
+        y = x
+        for _ in range(recipe["depth"]):
+            y = -cls.apply(y, -1.0)
+        return y
+    y = call(chain)
+    if not isinstance(y, torch.Tensor):
+        return {"type": type(y).__name__}
+    masks = sum(info[1] for node in nodes_by_id(y) if node.name() == "LeakyReLUBackward"
+                for info in _saved_info(node))
+    value = _array(y)
+    call(lambda: y.backward(torch.ones_like(y)))
+    return {"type": "Tensor", "value": value, "masks": masks, "grad": _array(x.grad),
+            "left": _bytes_03()[0] - before}
+
+
+def _mlp_params_03(rng, sizes):
+    import chibigrad as torch
+    return [torch.tensor(rng.standard_normal(s) * 0.5, requires_grad=True) for s in sizes]
+
+
+def _shared_encoder_03(seed, heads=2):
+    """``(losses, params)``: ``heads`` linear heads on a shared tanh encoder, each a mean-squared loss."""
+    import chibigrad as torch
+    import chibigrad.nn.functional as F
+    rng = np.random.default_rng(seed)
+    w, b, *head_ws = _mlp_params_03(rng, [(3, 4), (3,)] + [(k + 1, 3) for k in range(heads)])
+    features = F.linear(torch.tensor(rng.standard_normal((5, 4))), w, b).tanh()
+    return [F.linear(features, hw).pow(2).mean() for hw in head_ws], [w, b, *head_ws]
+
+
+def per_loss_case_03(index):
+    """``(description, losses, params)``: per_loss_grads' case ``index``, built fresh (backward frees it)."""
+    if index == 0:
+        return ("two heads on a shared encoder", *_shared_encoder_03(70))
+    if index == 1:
+        return ("three heads on a shared encoder", *_shared_encoder_03(71, heads=3))
+    if index == 2:
+        losses, params = _shared_encoder_03(72)
+        return "a single loss", losses[:1], params
+    if index == 3:
+        losses, params = _shared_encoder_03(73)
+        return "the same loss twice", [losses[0], losses[0]], params
+    if index == 4:
+        losses, params = _shared_encoder_03(74)
+        return "only the encoder's parameters (autograd.grad does not run the heads' weight nodes)", losses, params[:2]
+    if index < 8:
+        import chibigrad as torch
+        seed = index - 5
+        out, leaves = random_graph_01(seed, 30, shapes=((3,),))
+        other = torch.tensor(np.random.default_rng(75 + seed).uniform(0.5, 1.5, 3), requires_grad=True)
+        losses = [(out * other).sum(), out.sin().sum() * 2, (leaves[0] * other).tanh().sum()]
+        return f"three losses on a random graph (seed {seed})", losses, leaves + [other]
+    if index == 8:
+        x = _leaf(0.1)
+        trunk = x
+        for _ in range(1500):
+            trunk = (trunk * 0.999).sin()
+        return ("two losses on a trunk of 3000 nodes (deeper than Python's recursion limit)",
+                [trunk * trunk, trunk.cos()], [x])
+    raise ValueError(f"no per_loss_grads case {index} in 03_graph_lifetime")
+
+
+def _per_loss_03(fn, recipe, call):
+    """``fn(losses, params)`` with every ``.grad`` set to 7: the gradients as data, whether each ``.grad`` was left
+    alone, and the nodes of the losses' graphs that still hold saved tensors."""
+    import chibigrad as torch
+    _, losses, params = per_loss_case_03(recipe["case"])
+    for p in params:
+        p.grad = torch.full_like(p, 7.0)
+    before = [p.grad for p in params]
+    got = call(fn, losses, params)
+    kept = [p.grad is b and bool(np.all(b._array == 7.0)) for p, b in zip(params, before)]
+    held = [n.name() for n in nodes_by_id([t.grad_fn for t in losses if t.grad_fn is not None])
+            if any(not released for *_, released in _saved_info(n))]
+    if not isinstance(got, (list, tuple)):
+        return {"type": type(got).__name__, "losses": [], "kept": kept, "held": held}
+    items = [{"type": type(g).__name__, "grads": _raw_03(tuple(g)) if isinstance(g, (list, tuple)) else [],
+              "grad_fn": [getattr(t, "grad_fn", None) is not None for t in g] if isinstance(g, (list, tuple)) else []}
+             for g in got]
+    return {"type": "list", "losses": items, "kept": kept, "held": held}
+
+
+def _random_function_03(seed, n_ops=25):
+    """A smooth random function of 3 parameters of shape (3,), replayed from a seed."""
+    rng = np.random.default_rng(seed)
+    plan = []
+    for k in range(n_ops):
+        if rng.random() < 0.4:
+            plan.append((_UNARY_01[rng.integers(len(_UNARY_01))], int(rng.integers(k + 3)), None))
+        else:
+            plan.append((_BINARY_01[rng.integers(len(_BINARY_01))], int(rng.integers(k + 3)),
+                         int(rng.integers(k + 3))))
+
+    def f(*params):
+        values = list(params)
+        for op, a, b in plan:
+            values.append(op(values[a]) if b is None else op(values[a], values[b]).tanh())
+        return values[-1].sum() + sum((v * v).sum() for v in values[-3:])
+    return f
+
+
+def _mlp_loss_03():
+    import chibigrad as torch
+    import chibigrad.nn.functional as F
+    rng = np.random.default_rng(11)
+    inputs, targets = torch.tensor(rng.standard_normal((6, 4))), torch.tensor(rng.standard_normal((6, 2)))
+    return lambda w1, b1, w2: (F.linear(F.linear(inputs, w1, b1).tanh(), w2) - targets).pow(2).mean()
+
+
+def _deep_03(x, y):
+    for _ in range(200):
+        x = (x * y).sin() + x * 0.5
+    return x.sum()
+
+
+def hvp_case_03(index):
+    """``(description, f, params, vectors)``: hvp's case ``index`` (params and vectors as arrays; case 13 is
+    float32)."""
+    import chibigrad as torch
+    if index == 13:
+        return "hvp of (x ** 4).sum() at [0.5, -1] along [1, 1] (float32)", lambda x: (x ** 4).sum(), \
+            [np.array([0.5, -1.0], dtype=np.float32)], [np.ones(2, dtype=np.float32)]
+    a = np.random.default_rng(11).standard_normal((4, 4))
+    a = torch.tensor(a + a.T)
+    two = torch.tensor(2.0, dtype=torch.float64)
+    cases = [
+        ("a quadratic form 0.5 x^T A x (H = A)", lambda x: 0.5 * (x * (a @ x)).sum(), [(4,)]),
+        ("(x ** 3).sum() * y", lambda x, y: (x ** 3).sum() * y, [(3,), ()]),
+        ("f(x, y) = (x * y).sin().sum() on a (2, 3) x and a (3,) y (broadcasting)", lambda x, y: (x * y).sin().sum(),
+         [(2, 3), (3,)]),
+        ("f linear in y: (x ** 2).sum() + (3 * y).sum()", lambda x, y: (x ** 2).sum() + (3 * y).sum(), [(2,), (2,)]),
+        ("f does not use z: (x * y).tanh().sum()", lambda x, y, z: (x * y).tanh().sum(), [(3,), (3,), (2,)]),
+        ("f linear in everything: (2 * x).sum() + y", lambda x, y: (2 * x).sum() + y, [(3,), ()]),
+        ("(x * c).sum() with a constant tensor c (linear)", lambda x: (x * two).sum(), [(2,)]),
+        *[(f"a random smooth function (seed {seed})", _random_function_03(seed), [(3,), (3,), (3,)])
+          for seed in range(4)],
+        ("the loss of a small MLP", _mlp_loss_03(), [(5, 4), (5,), (2, 5)]),
+        ("a chain of 200 steps x = (x * y).sin() + x * 0.5", _deep_03, [(2,), (2,)]),
+    ]
+    what, f, shapes = cases[index]
+    rng = np.random.default_rng(120 + index)
+    return what, f, [rng.uniform(-1, 1, s) for s in shapes], [rng.standard_normal(s) for s in shapes]
+
+
+def _hessian_helpers_03():
+    """chibigrad's functions that compute a Hessian-vector product, or a Hessian, for the caller."""
+    from chibigrad import func
+    from chibigrad.autograd import functional
+    return [functional.hvp, functional.vhp, functional.hessian, functional.jacobian, functional.jvp, functional.vjp,
+            func.grad, func.grad_and_value, func.vjp, func.jvp, func.jacrev, func.jacfwd, func.hessian]
+
+
+def _hvp_03(fn, recipe, call):
+    """``fn(f, params, vectors)`` with chibigrad's Hessian helpers blocked: the results as data, their grad_fn and
+    dtype, and whether a parameter got a ``.grad``."""
+    import chibigrad as torch
+    _, f, params, vectors = hvp_case_03(recipe["case"])
+    params = [torch.tensor(p, requires_grad=True) for p in params]
+    vectors = [torch.tensor(v) for v in vectors]
+    with _blocked(_hessian_helpers_03(), HVP_YOURSELF_03):
+        got = call(fn, f, params, vectors)
+    if not isinstance(got, (list, tuple)):
+        return {"type": type(got).__name__}
+    return {"type": type(got).__name__, "values": _raw_03(tuple(got)),
+            "grad_fn": [getattr(h, "grad_fn", None) is not None for h in got],
+            "dtype": [str(getattr(h, "dtype", "")).replace("torch.", "") for h in got],
+            "param_grads": [p.grad is not None for p in params]}
+
+
+ALIVE_KINDS_03 = ("retain_graph=True, nothing kept", "nothing kept", "total = total + loss",
+                  "retain_graph=True and total = total + loss", "a list of the losses", "a list of loss.detach()",
+                  "a list of loss.item()", "the last loss, kept for printing", "every other loss",
+                  "loss.grad_fn kept in a list", "hook that reads its own loss (a reference cycle)")
+
+
+def _loop_03(kind):
+    """A step function of a small training loop that keeps graphs alive in one of several ways."""
+    import chibigrad as torch
+    import chibigrad.nn.functional as F
+    rng = np.random.default_rng(len(kind))
+    w = torch.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    inputs = torch.tensor(rng.standard_normal((5, 4)))
+    box = {"total": 0.0, "kept": [], "count": 0}
+
+    def step():
+        loss = F.linear(inputs, w).tanh().pow(2).mean()
+        if kind == "hook that reads its own loss (a reference cycle)":
+            loss.register_hook(lambda grad: box["kept"].append(loss.item()) or None)
+        loss.backward(retain_graph=kind.startswith("retain_graph"))
+        box["count"] += 1
+        if kind.endswith("total = total + loss"):
+            box["total"] = box["total"] + loss
+        elif kind == "a list of the losses":
+            box["kept"].append(loss)
+        elif kind == "a list of loss.detach()":
+            box["kept"].append(loss.detach())
+        elif kind == "a list of loss.item()":
+            box["kept"].append(loss.item())
+        elif kind == "the last loss, kept for printing":
+            box["last"] = loss
+        elif kind == "every other loss":
+            if box["count"] % 2:
+                box["kept"].append(loss)
+        elif kind == "loss.grad_fn kept in a list":
+            box["kept"].append(loss.grad_fn)
+        w.grad = None
+        return loss
+    return step, box
+
+
+def _alive_03(fn, recipe, call):
+    """``fn(step, steps)`` on loop ``kind`` with automatic cycle collection off (as between two collections):
+    the int it returned (None for anything else) and how many times it called step()."""
+    step, box = _loop_03(ALIVE_KINDS_03[recipe["kind"]])
+    with _no_cycle_collection_03():
+        got = call(fn, step, recipe["steps"])
+    is_int = isinstance(got, (int, np.integer)) and not isinstance(got, bool)
+    return {"value": int(got) if is_int else None, "type": type(got).__name__, "count": box["count"]}
+
+
+OBSERVERS_03 = {"leaky": _leaky_03, "leaky_grad": _leaky_grad_03, "leaky_lifetime": _leaky_lifetime_03,
+                "leaky_deep": _leaky_deep_03, "per_loss": _per_loss_03, "hvp": _hvp_03, "alive": _alive_03}
 
 
 

@@ -159,8 +159,7 @@ x2, v = torch.tensor([-1.0, 2.0], requires_grad=True), torch.tensor([1.0, 1.0], 
 assert gx.grad_fn is not None, ("with create_graph=True the gradient depends on grad_output (v, which requires "
                                 "grad), but yours has no grad_fn: write backward with tensor operations, not numpy")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a03_graph_lifetime
-a03_graph_lifetime.check_leaky_relu(LeakyReLU)
+# judged in the grader's own process: autograder/grading/exercises/a03_graph_lifetime.py, leaky_relu
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="per_loss_grads-text"
@@ -213,8 +212,7 @@ for k, name in enumerate(["encoder.weight", "encoder.bias", "head_a.weight"]):
 assert chibigrad.memory.saved() == before, \
     f"{chibigrad.memory.saved() - before} bytes of saved tensors are still held: free every node's saved tensors"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a03_graph_lifetime
-a03_graph_lifetime.check_per_loss_grads(per_loss_grads)
+# judged in the grader's own process: autograder/grading/exercises/a03_graph_lifetime.py, per_loss_grads
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="hvp-text"
@@ -259,8 +257,7 @@ linear = attempt("hvp of (x * 2).sum() + y (linear: its Hessian is 0)", hvp, lam
                  [x, y], [torch.ones(2), torch.tensor(1.0)])
 assert close(linear[0], [0.0, 0.0]) and close(linear[1], 0.0), "f linear in x and y: H = 0"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a03_graph_lifetime
-a03_graph_lifetime.check_hvp(hvp)
+# judged in the grader's own process: autograder/grading/exercises/a03_graph_lifetime.py, hvp
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="count_alive_graphs-text"
@@ -334,8 +331,7 @@ finally:
 assert alive == 0, (f"graphs in a reference cycle (a hook that reads its own loss) are garbage, not leaks: "
                     f"expected 0, got {alive} (call gc.collect() before counting)")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a03_graph_lifetime
-a03_graph_lifetime.check_count_alive_graphs(count_alive_graphs)
+# judged in the grader's own process: autograder/grading/exercises/a03_graph_lifetime.py, count_alive_graphs
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
