@@ -1369,18 +1369,26 @@ def _memory_07(cls, call):
 
 
 def _segments_07(fn, recipe, call):
-    """A training step with the student's checkpoint_segments on a case and boundaries; the calls per layer."""
+    """A training step with the student's checkpoint_segments on a case and boundaries: the calls per layer and
+    the bytes saved for backward once forward is done."""
+    from chibigrad import memory
     from chibigrad.utils import checkpoint as checkpoint_module
     _, model, x = case_07(recipe["case"])
     layers = list(model.children())
     counts, remove = counting_07(layers)
-    boundaries = list(recipe["boundaries"])
+    boundaries, saved = list(recipe["boundaries"]), []
+
+    def run(x):
+        start = memory.stats()["saved"]
+        out = fn(layers, boundaries, x)
+        saved.append(memory.stats()["saved"] - start)
+        return out
     try:
         with _blocked((checkpoint_module.checkpoint_sequential, checkpoint_module._segment), SEQUENTIAL_YOURSELF_07):
-            got = step_07(model, lambda x: fn(layers, boundaries, x), x, 3, call)
+            got = step_07(model, run, x, 3, call)
     finally:
         remove()
-    return {**got, "calls": counts}
+    return {**got, "calls": counts, "saved": saved[0] if saved else None}
 
 
 @contextlib.contextmanager

@@ -117,6 +117,28 @@ def checkpoint_segments(student):
                    "other layers than its segment's usually means a function defined in a loop that reads the loop "
                    "variables later: give it its segment as an argument")
             expect_step(got, ref, what)
+            bound = saved_bound(model, x, boundaries)
+            expect(got["saved"] <= bound,
+                   f"{what}: after forward {got['saved']} bytes are saved for backward; checkpointing keeps at most "
+                   f"{bound} (each checkpointed segment's input and what the last segment saves). Run every segment "
+                   "but the last through checkpoint(...), not the layers themselves")
+
+
+def saved_bound(model, x, boundaries):
+    """The most a checkpointed forward may keep for backward: the input of every checkpointed segment, and what
+    the last segment, run normally, saves."""
+    layers = list(model.children())
+    with torch.no_grad():
+        h, inputs = x, 0
+        for start, end in zip((0, *boundaries), boundaries):
+            inputs += h.numel() * h.element_size()
+            for layer in layers[start:end]:
+                h = layer(h)
+    h = h.detach().requires_grad_(True)
+    start = memory.saved()
+    for layer in layers[boundaries[-1] if boundaries else 0:]:
+        h = layer(h)
+    return inputs + memory.saved() - start
 
 
 def step_peaks(model, x):
