@@ -392,3 +392,26 @@ def test_non_reentrant_refuses_a_function_that_saves_differently_when_run_again(
     y = checkpoint(moody, x, use_reentrant=False)
     with pytest.raises(torch.utils.checkpoint.CheckpointError, match="A different number of tensors was saved"):
         y.sum().backward()
+
+
+def test_non_reentrant_counts_its_inputs_and_recomputed_tensors_as_saved():
+    """The hooks, not the nodes, hold what a non-reentrant checkpoint keeps for backward: its inputs from
+    forward on, then the recomputed activations while its segment's backward runs. Both count as saved, so
+    a wide first segment raises the peak in backward, as with the reentrant variant."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, 8), nn.Tanh(),
+                          nn.Linear(8, 8))
+    x = torch.randn(16, 8, requires_grad=True)
+    for segments in (2, 3):
+        peaks = {}
+        for use_reentrant in (True, False):
+            memory.reset_peak()
+            start = memory.saved()
+            out = checkpoint_sequential(model, segments, x, use_reentrant=use_reentrant)
+            forward = memory.max_saved() - start
+            out.sum().backward()
+            peaks[use_reentrant] = memory.max_saved() - start
+            assert peaks[use_reentrant] > forward  # the recomputed wide segment
+            del out
+            assert memory.saved() == start  # all of it freed after backward
+        assert peaks[False] == peaks[True]

@@ -236,7 +236,8 @@ def test_03_checks_refuse_the_hessian_helpers_and_measure_what_the_node_saved(mo
 def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
     """Exercises that ask for another formulation of what chibigrad ships (logsumexp, gradcheck,
     checkpoint_sequential, checkpoint) fail an answer that calls the shipped one."""
-    from autograder.checks import a06_custom_functions, a07_checkpointing
+    from autograder.checks import a06_custom_functions
+    from autograder.grading.exercises import a07_checkpointing
     from chibigrad.autograd import Function, gradcheck
     from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
 
@@ -250,8 +251,9 @@ def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
     with pytest.raises(AssertionError, match="write the gradient check yourself"):
         a06_custom_functions.check_check_grad(lambda fn, inputs, eps=1e-6: [gradcheck(fn, inputs) and 0.0])
     with pytest.raises(AssertionError, match="do not call chibigrad's checkpoint_sequential"):
-        a07_checkpointing.check_checkpoint_segments(
-            lambda layers, boundaries, x: checkpoint_sequential(layers, len(boundaries) + 1, x, use_reentrant=False))
+        a07_checkpointing.checkpoint_segments(_judge_student(
+            checkpoint_segments=lambda layers, boundaries, x: checkpoint_sequential(layers, len(boundaries) + 1, x,
+                                                                                    use_reentrant=False)))
 
     class ShippedCheckpoint(Function):
         @staticmethod
@@ -259,7 +261,19 @@ def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
             return checkpoint(module, x, use_reentrant=False)
 
     with pytest.raises(AssertionError, match="write the checkpoint Function yourself"):
-        a07_checkpointing.check_checkpoint_fn(ShippedCheckpoint)
+        a07_checkpointing.checkpoint_fn(_judge_student(CheckpointFn=ShippedCheckpoint))
+    assert checkpoint.__code__.co_name == "checkpoint", "restored afterwards"
+
+
+def test_07_budgets_are_judged_on_the_whole_training_step():
+    """choose_segments is judged on the saved-bytes peak of forward and backward: on every hidden model some
+    budget gets another answer from the forward peak alone (backward recomputes a wide early segment)."""
+    from autograder.grading import cases
+    from autograder.grading.exercises import a07_checkpointing as a07
+    for name in a07.CHOOSE_CASES:
+        _, model, x = cases.case_07(name)
+        full, forward = a07.step_peaks(model, x)
+        assert any(a07.fewest(full, b) != a07.fewest(forward, b) for b in a07.budgets(full)), name
 
 
 def test_checks_refuse_chibigrads_clip_grad_norm_in_05():

@@ -158,6 +158,8 @@ def build(recipe, namespace):
         return (), {"recipe": recipe}
     if kind == "case_04":  # 04_stop_gradient: the observer builds the case
         return (), {"recipe": recipe}
+    if kind == "case_07":  # 07_checkpointing: the observer builds the case
+        return (), {"recipe": recipe}
     if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
         return (), {"recipe": recipe}
     if kind == "compiled_step":
@@ -293,6 +295,8 @@ def observe(what, fn, args, context, call):
         return OBSERVERS_04[what](fn, context["recipe"], call)
     if what in OBSERVERS_03:
         return OBSERVERS_03[what](fn, context["recipe"], call)
+    if what.endswith("_07"):
+        return observe_07(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -1943,6 +1947,239 @@ OBSERVERS_05 = {"accumulate_05": _accumulate_05, "lion_05": _lion_05, "clip_05":
 
 # ---- 07_checkpointing --------------------------------------------------------------------------------------------
 # (its recipes and observers go right below this line)
+
+CHECKPOINT_YOURSELF_07 = ("write the checkpoint Function yourself: do not call chibigrad's checkpoint, "
+                          "checkpoint_sequential or CheckpointFunction")
+SEQUENTIAL_YOURSELF_07 = "cut the segments yourself: do not call chibigrad's checkpoint_sequential"
+
+
+def mlp_07(depth, width=16, dropout=0.0, seed=0):
+    """``depth`` blocks (Linear, [Dropout], Tanh) in float64, as one flat nn.Sequential."""
+    import chibigrad as torch
+    from chibigrad import nn
+    torch.manual_seed(seed)
+    layers = []
+    for _ in range(depth):
+        layers += [nn.Linear(width, width)] + ([nn.Dropout(dropout)] if dropout else []) + [nn.Tanh()]
+    return nn.Sequential(*layers).double()
+
+
+def widths_07(widths, seed, dropout=0.0):
+    """Linear(widths[i], widths[i + 1]), [Dropout], Tanh for each i, then a last Linear: layers of other sizes."""
+    import chibigrad as torch
+    from chibigrad import nn
+    torch.manual_seed(seed)
+    layers = []
+    for a, b in zip(widths, widths[1:]):
+        layers += [nn.Linear(a, b)] + ([nn.Dropout(dropout)] if dropout else []) + [nn.Tanh()]
+    return nn.Sequential(*layers, nn.Linear(widths[-1], widths[-1])).double()
+
+
+def input_07(shape, seed, requires_grad=True):
+    import chibigrad as torch
+    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), requires_grad=requires_grad)
+
+
+def case_07(name):
+    """``(description, model, x)``: the model and input of 07's case ``name``, built alike on both sides."""
+    if name == "frozen":
+        model = mlp_07(3, seed=4)
+        model[0].requires_grad_(False)
+        return "an MLP whose first layer is frozen", model, input_07((5, 16), 4)
+    description, (build, args, kwargs), (shape, seed, requires_grad) = CASES_07[name]
+    return description, build(*args, **kwargs), input_07(shape, seed, requires_grad)
+
+
+CASES_07 = {  # name: (description, (builder, args, kwargs), (input shape, seed, requires_grad))
+    # checkpoint_fn
+    "mlp": ("an MLP of 3 blocks", (mlp_07, (3,), {}), ((6, 16), 0, True)),
+    "no_grad_input": ("an input that needs no gradient", (mlp_07, (2,), {"seed": 1}), ((4, 16), 1, False)),
+    "dropout": ("an MLP with dropout 0.5", (mlp_07, (3,), {"dropout": 0.5, "seed": 2}), ((8, 16), 2, True)),
+    "one_row": ("one input row", (mlp_07, (1,), {"seed": 3}), ((1, 16), 3, True)),
+    "memory": ("6 blocks of width 64 with dropout", (mlp_07, (6,), {"width": 64, "dropout": 0.2, "seed": 30}),
+               ((32, 64), 30, True)),
+    # checkpoint_segments
+    "seg8": ("an MLP of 8 layers", (mlp_07, (4,), {"seed": 40}), ((5, 16), 40, True)),
+    "seg8_no_grad": ("an MLP of 8 layers and an input that needs no gradient", (mlp_07, (4,), {"seed": 41}),
+                     ((5, 16), 41, False)),
+    "seg12_dropout": ("an MLP of 12 layers with dropout", (mlp_07, (4,), {"dropout": 0.5, "seed": 42}),
+                      ((6, 16), 42, True)),
+    # choose_segments: wide layers first, so that backward's recomputation of an early segment, not forward,
+    # reaches the peak for some s
+    "wide_first": ("9 layers, wide ones first", (widths_07, ((16, 96, 64, 16, 16),), {"seed": 51}),
+                   ((16, 16), 51, False)),
+    "wide_first_dropout": ("10 layers with dropout, wide ones first",
+                           (widths_07, ((24, 80, 24, 24),), {"dropout": 0.1, "seed": 52}), ((8, 24), 52, True)),
+    "wide_then_narrow": ("7 layers of different widths", (widths_07, ((16, 96, 96, 16),), {"seed": 53}),
+                         ((12, 16), 53, False)),
+}
+
+
+def step_07(model, run, x, seed, call):
+    """One training step as data: the output, the gradients of every parameter and of x, and what the
+    generator draws next (numbers are drawn between forward and backward too, as a later dropout would)."""
+    import chibigrad as torch
+    model.zero_grad(set_to_none=True)
+    x.grad = None
+    torch.manual_seed(seed)
+    out = call(run, x)
+    if not isinstance(out, torch.Tensor):
+        return {"type": type(out).__name__}
+    torch.rand(3)
+    call(out.pow(2).mean().backward)
+    return {"type": "Tensor", "out": _array(out), "after": torch.rand(4).numpy(),
+            "grads": [_array(t.grad) if t.grad is not None else None for t in [*model.parameters(), x]]}
+
+
+def nested_07(fn, seed):
+    """Linear, a block of 2 dropout blocks run through ``fn.apply`` (plainly when ``fn`` is None), Tanh, Linear."""
+    import chibigrad as torch
+    from chibigrad import nn
+
+    class Checkpointed(nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            return self.inner(x) if fn is None else fn.apply(self.inner, x, *self.inner.parameters())
+
+    inner = mlp_07(2, dropout=0.3, seed=seed)
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(16, 16), Checkpointed(inner), nn.Tanh(), nn.Linear(16, 16)).double()
+
+
+def chain_07():
+    """8 blocks of one Linear and Tanh each."""
+    from chibigrad import nn
+    return nn.Sequential(*[mlp_07(1, seed=20 + k) for k in range(8)])
+
+
+def chained_07(fn, blocks):
+    """``x`` through every block in turn, each through ``fn.apply`` (plainly when ``fn`` is None)."""
+    def run(x):
+        for block in blocks:
+            x = block(x) if fn is None else fn.apply(block, x, *block.parameters())
+        return x
+    return run
+
+
+def counting_07(modules):
+    """Forward hooks counting each module's calls: ``(counts, remove)``."""
+    counts = [0] * len(modules)
+    handles = [m.register_forward_hook(lambda m, i, o, k=k: counts.__setitem__(k, counts[k] + 1))
+               for k, m in enumerate(modules)]
+    return counts, lambda: [h.remove() for h in handles]
+
+
+def _through_07(cls, model):
+    return lambda x: cls.apply(model, x, *model.parameters())
+
+
+def _checkpoint_fn_07(cls, recipe, call):
+    """The student's Function on case ``recipe["case"]``: a training step, its grad_fn, autograd.grad through
+    it, and what its backward itself returned."""
+    import chibigrad as torch
+    _, model, x = case_07(recipe["case"])
+    got = {"step": step_07(model, _through_07(cls, model), x, 7, call)}
+    params = [p for p in model.parameters() if p.requires_grad] + ([x] if x.requires_grad else [])
+    torch.manual_seed(7)
+    out = call(cls.apply, model, x, *model.parameters())
+    got["grad_fn"] = out.grad_fn.name() if isinstance(out, torch.Tensor) and out.grad_fn is not None else None
+    if got["grad_fn"] is None:
+        return got
+    reached = call(lambda: torch.autograd.grad(out.pow(2).mean(), params, allow_unused=True))
+    got["reached"] = [None if g is None else _array(g) for g in reached]
+    out = call(cls.apply, model, x, *model.parameters())
+    raw = call(out.grad_fn.apply, torch.ones_like(out))
+    raw = raw if isinstance(raw, tuple) else (raw,)
+    got["raw"] = [None if r is None else "tensor" if isinstance(r, torch.Tensor) else type(r).__name__ for r in raw]
+    return got
+
+
+def _memory_07(cls, call):
+    """Forward through the student's Function on the memory case: how often the module ran, the bytes kept
+    beyond the output, then after backward, and what a second backward raised."""
+    import chibigrad as torch
+    from chibigrad import memory
+    _, model, x = case_07("memory")
+    counts, remove = counting_07([model])
+    try:
+        with memory.measure() as m:
+            out = call(cls.apply, model, x, *model.parameters())
+        if not isinstance(out, torch.Tensor) or out.grad_fn is None:
+            return {"type": type(out).__name__}
+        got = {"type": "Tensor", "forward_calls": counts[0], "kept": m.kept - out._array.nbytes}
+        call(out.sum().backward)
+        got["calls"] = counts[0]
+    finally:
+        remove()
+    try:
+        out.sum().backward()
+        got["again"] = ""
+    except Exception as err:
+        got["again"] = f"{type(err).__name__}: {err}"[:500]
+    return got
+
+
+def _segments_07(fn, recipe, call):
+    """A training step with the student's checkpoint_segments on a case and boundaries: the calls per layer and
+    the bytes saved for backward once forward is done."""
+    from chibigrad import memory
+    from chibigrad.utils import checkpoint as checkpoint_module
+    _, model, x = case_07(recipe["case"])
+    layers = list(model.children())
+    counts, remove = counting_07(layers)
+    boundaries, saved = list(recipe["boundaries"]), []
+
+    def run(x):
+        start = memory.stats()["saved"]
+        out = fn(layers, boundaries, x)
+        saved.append(memory.stats()["saved"] - start)
+        return out
+    try:
+        with _blocked((checkpoint_module.checkpoint_sequential, checkpoint_module._segment), SEQUENTIAL_YOURSELF_07):
+            got = step_07(model, run, x, 3, call)
+    finally:
+        remove()
+    return {**got, "calls": counts, "saved": saved[0] if saved else None}
+
+
+@contextlib.contextmanager
+def no_collection_07():
+    """No cyclic garbage collection inside: freeing old graphs mid-step would shift the measured peaks."""
+    import gc
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def observe_07(what, fn, recipe, call):
+    """07_checkpointing's observers."""
+    if what in ("checkpoint_fn_07", "nested_07", "chain_07", "memory_07"):
+        from chibigrad.utils import checkpoint as checkpoint_module
+        shipped = (checkpoint_module.checkpoint, checkpoint_module.checkpoint_sequential,
+                   checkpoint_module.CheckpointFunction.forward, checkpoint_module.CheckpointFunction.backward)
+        with _blocked(shipped, CHECKPOINT_YOURSELF_07):
+            if what == "checkpoint_fn_07":
+                return _checkpoint_fn_07(fn, recipe, call)
+            if what == "memory_07":
+                return _memory_07(fn, call)
+            if what == "nested_07":
+                model = nested_07(fn, 11)
+                return step_07(model, _through_07(fn, model), input_07((4, 16), 11), 5, call)
+            chain = chain_07()
+            return step_07(chain, chained_07(fn, list(chain.children())), input_07((3, 16), 12), 0, call)
+    if what == "segments_07":
+        return _segments_07(fn, recipe, call)
+    if what == "choose_07":
+        _, model, x = case_07(recipe["case"])
+        with no_collection_07():
+            got = call(fn, model, x, recipe["budget"])
+        return {"type": type(got).__name__, "value": got if type(got) is int or got is None else None}
+    raise ValueError(f"unknown observer {what!r}")
 
 
 

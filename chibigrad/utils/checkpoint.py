@@ -15,12 +15,15 @@ extra forward pass. PyTorch has two variants, and so does chibigrad:
   (``autograd.graph.saved_tensors_hooks``) that keep only a number per saved
   tensor. The first time backward unpacks one, ``function`` runs again and every
   saved tensor is served from that recomputation. Keyword arguments work, and
-  parameters get gradients even when no input requires one.
+  parameters get gradients even when no input requires one. What the hooks hold
+  for backward (the inputs, then the recomputed tensors) counts as saved in
+  ``chibigrad.memory``, as the tensors of the reentrant variant do.
 """
 import contextlib
 import warnings
+import weakref
 
-from .. import creation
+from .. import creation, memory
 from ..autograd import Function, backward, enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
 from ..tensor import Tensor
@@ -104,6 +107,7 @@ class _Recomputation:
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state = creation.get_rng_state() if preserve_rng_state else None
         self.saved_in_forward, self.recomputed = 0, None
+        _count_as_saved(self, [a for a in args if isinstance(a, Tensor)])
 
     def pack(self, tensor):
         self.saved_in_forward += 1
@@ -124,7 +128,19 @@ class _Recomputation:
                 "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
                 f"recomputation.\nNumber of tensors saved during forward: {self.saved_in_forward}\n"
                 f"Number of tensors saved during recomputation: {len(saved)}")
+        _count_as_saved(self, saved)
         return saved
+
+
+def _count_as_saved(owner, tensors):
+    """Count ``tensors`` as saved in ``chibigrad.memory`` until ``owner`` dies: the hooks, not the nodes, hold
+    them for backward, and without this the recomputed activations of a segment's backward would be missing
+    from ``memory.max_saved()``."""
+    if not memory._counting:
+        return
+    for t in tensors:
+        memory.track_saved(t._array)
+        weakref.finalize(owner, memory.untrack_saved, t._array).atexit = False
 
 
 def _keep_in(saved):

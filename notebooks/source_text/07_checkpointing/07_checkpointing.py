@@ -206,8 +206,7 @@ assert close(draws[1][1], draws[0][1]), \
     ("the random numbers drawn after backward are not those drawn without checkpointing: after the recomputation, "
      "put the generator back where it was (torch.set_rng_state with the state from before the replay)")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07_checkpointing
-a07_checkpointing.check_checkpoint_fn(CheckpointFn)
+# judged in the grader's own process: autograder/grading/exercises/a07_checkpointing.py, checkpoint_fn
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="checkpoint_segments-text"
@@ -268,8 +267,7 @@ for h in hooks:
     h.remove()
 assert calls == [2, 2, 2, 2, 2, 1, 1, 1], f"calls per layer {calls}: the two first segments run twice, the last once"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07_checkpointing
-a07_checkpointing.check_checkpoint_segments(checkpoint_segments)
+# judged in the grader's own process: autograder/grading/exercises/a07_checkpointing.py, checkpoint_segments
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="choose_segments-text"
@@ -334,8 +332,7 @@ got = choose_segments(deeper, x14, small[4])
 assert got == expected, (f"14 layers, a budget of {small[4]} bytes: the fewest segments that fit is s = {expected} "
                          f"(peaks {small}), got {got}; try every s, not only those that divide the number of layers")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a07_checkpointing
-a07_checkpointing.check_choose_segments(choose_segments)
+# judged in the grader's own process: autograder/grading/exercises/a07_checkpointing.py, choose_segments
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
