@@ -205,22 +205,33 @@ def test_checks_refuse_the_engine_doing_the_exercise():
     assert engine.topological_order.__code__.co_name == "topological_order", "restored afterwards"
 
 
-def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
-    """Exercises that ask for another formulation of what chibigrad ships (logsumexp, gradcheck,
-    checkpoint_sequential, checkpoint) fail an answer that calls the shipped one."""
-    from autograder.checks import a06_custom_functions, a07_checkpointing
+def test_checks_refuse_chibigrads_own_functions_in_06():
+    """06 asks for another formulation of what chibigrad ships (logsumexp, gradcheck): an answer that calls the
+    shipped one fails, and the shipped one works again afterwards."""
+    from autograder.grading.exercises import a06_custom_functions
     from chibigrad.autograd import Function, gradcheck
-    from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
+    from chibigrad.ops import reduction
 
-    class ShippedLogSumExp(Function):
+    class LogSumExp(Function):
         @staticmethod
         def forward(ctx, x, b, dim):
             return x.logsumexp(dim)
 
     with pytest.raises(AssertionError, match="write the stable log-sum-exp yourself"):
-        a06_custom_functions.check_logsumexp(ShippedLogSumExp)
+        a06_custom_functions.logsumexp(_judge_student(LogSumExp=LogSumExp))
     with pytest.raises(AssertionError, match="write the gradient check yourself"):
-        a06_custom_functions.check_check_grad(lambda fn, inputs, eps=1e-6: [gradcheck(fn, inputs) and 0.0])
+        a06_custom_functions.check_grad(_judge_student(check_grad=lambda fn, inputs, eps=1e-6: [gradcheck(fn, inputs)
+                                                                                                and 0.0]))
+    assert reduction.LogSumExp.forward.__code__.co_name == "forward", "restored afterwards"
+
+
+def test_checks_refuse_chibigrads_own_functions_in_07():
+    """07 asks for another formulation of what chibigrad ships (checkpoint_sequential, checkpoint): an answer
+    that calls the shipped one fails."""
+    from autograder.checks import a07_checkpointing
+    from chibigrad.autograd import Function
+    from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
+
     with pytest.raises(AssertionError, match="do not call chibigrad's checkpoint_sequential"):
         a07_checkpointing.check_checkpoint_segments(
             lambda layers, boundaries, x: checkpoint_sequential(layers, len(boundaries) + 1, x, use_reentrant=False))
