@@ -225,6 +225,24 @@ def test_checks_refuse_chibigrads_own_functions_in_06():
     assert reduction.LogSumExp.forward.__code__.co_name == "forward", "restored afterwards"
 
 
+def test_a_function_whose_backward_never_runs_fails_in_06():
+    """A Swish whose apply computes with chibigrad's own operations gets right values and gradients without a
+    backward of its own: it fails even with its grad_fn renamed, since the node was not made by Swish.apply."""
+    import chibigrad as torch
+    from autograder.grading.exercises import a06_custom_functions
+    from chibigrad.autograd import Function
+
+    def renamed(out):
+        out.grad_fn.name = lambda: "SwishBackward"
+        return out
+
+    class Swish(Function):
+        apply = staticmethod(lambda x, beta: renamed(x * torch.sigmoid(beta * x)))
+
+    with pytest.raises(AssertionError, match="grad_fn was not made by Swish.apply, so backward never runs"):
+        a06_custom_functions.swish(_judge_student(Swish=Swish))
+
+
 def test_checks_refuse_chibigrads_own_functions_in_07():
     """07 asks for another formulation of what chibigrad ships (checkpoint_sequential, checkpoint): an answer
     that calls the shipped one fails."""
