@@ -1261,23 +1261,26 @@ def _function_06(cls, recipe, call):
 
 
 def _saved_06(cls, recipe, call):
-    """What backward raised (or None if it ran) a second time through a freed graph, and after
-    ``args[recipe["change"]]`` was changed in place (doubled, under no_grad) between forward and backward."""
+    """What a second backward through a freed graph raised (None if it ran), and what ``autograd.grad`` of the
+    sum raised, or the gradients it gave, after ``args[recipe["change"]]`` was doubled in place (under no_grad)
+    between forward and backward."""
     import chibigrad as torch
-    got = {}
     out = call(cls.apply, *args_06(recipe))
     call(lambda: out.sum().backward())
-    for key in ("freed", "inplace"):
-        if key == "inplace":
-            inputs = args_06(recipe)
-            out = call(cls.apply, *inputs)
-            with torch.no_grad():
-                inputs[recipe["change"]].mul_(2)
-        try:
-            out.sum().backward()
-            got[key] = None
-        except Exception as err:
-            got[key] = _error(err)
+    got = {"freed": None, "inplace": None, "inplace_grads": None}
+    try:
+        out.sum().backward()
+    except Exception as err:
+        got["freed"] = _error(err)
+    inputs = args_06(recipe)
+    out = call(cls.apply, *inputs)
+    with torch.no_grad():
+        inputs[recipe["change"]].mul_(2)
+    wanted = [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+    try:
+        got["inplace_grads"] = [_array(g) for g in torch.autograd.grad(out.sum(), wanted, allow_unused=True)]
+    except Exception as err:
+        got["inplace"] = _error(err)
     return got
 
 

@@ -66,8 +66,10 @@ def expect_grads(got, expected, what, tol=1e-8):
         expect_array(g, e, f"{what}: gradient of {name} (shape {np.shape(e)})", tol=tol)
 
 
-def expect_saved(student, name, args, change, what):
-    """Tensors kept with save_for_backward: freed by backward, version-checked against in-place changes."""
+def expect_saved(student, name, args, change, expected, what):
+    """Tensors kept with save_for_backward: freed by backward, and after argument ``change`` was changed in place
+    after forward, backward raises the engine's error or (an intermediate was saved) still gives ``expected``,
+    the gradients of the sum at the values forward saw."""
     got = student.call(name, {"recipe": "case_06", "args": args, "change": change}, observe="saved_06",
                        what=f"{what}, backward twice and after an in-place change")
     expect(got["freed"] is not None,
@@ -75,13 +77,16 @@ def expect_saved(student, name, args, change, what):
            "(read them with ctx.saved_tensors): backward frees those, attributes like ctx.x it cannot free.")
     expect(got["freed"] == f"RuntimeError: {FREED_MESSAGE}"[:500], f"{what}: a second backward raised "
            f"{got['freed']}, expected the engine's 'Trying to backward through the graph a second time' error")
-    expect(got["inplace"] is not None,
-           f"{what}: backward ran although an input was changed in place after forward, so it used the changed "
-           "values. Keep tensors with ctx.save_for_backward: it checks their version; attributes like ctx.x are "
-           "not checked.")
-    expect(got["inplace"].startswith("RuntimeError") and INPLACE_MESSAGE in got["inplace"],
-           f"{what}: backward after an in-place change of an input raised {got['inplace']}, expected the "
-           f"'{INPLACE_MESSAGE}' error")
+    if got["inplace"] is not None:
+        expect(got["inplace"].startswith("RuntimeError") and INPLACE_MESSAGE in got["inplace"],
+               f"{what}: backward after an in-place change of an input raised {got['inplace']}, expected the "
+               f"'{INPLACE_MESSAGE}' error")
+        return
+    for g, e in zip(got["inplace_grads"], expected):
+        expect(g is not None and np.allclose(g, e, rtol=1e-8, atol=1e-8),
+               f"{what}: backward ran although an input was changed in place after forward, and used the changed "
+               "values. Keep tensors with ctx.save_for_backward: it checks their version; attributes like ctx.x are "
+               "not checked.")
 
 
 # ---- Exercise 1: Swish ----------------------------------------------------------------------------------------------
@@ -142,8 +147,9 @@ def swish(student):
                                               raw=False), observe="function_06", what="Swish on float32 tensors")
     expect(got["type"] == "Tensor" and got["dtype"] == str(torch.float32),
            f"Swish of float32 tensors should be float32, got {got.get('dtype', got['type'])}")
-    expect_saved(student, "Swish", [tensor(rng.uniform(-2.0, 2.0, 3)), tensor(rng.uniform(0.5, 2.0, ()))], 0,
-                 "Swish")
+    x, beta = rng.uniform(-2.0, 2.0, 3), rng.uniform(0.5, 2.0, ())
+    expected, _ = swish_derivatives(x, beta, np.ones(3), [np.zeros(3), np.zeros(())])
+    expect_saved(student, "Swish", [tensor(x), tensor(beta)], 0, expected, "Swish")
 
 
 # ---- Exercise 2: LogSumExp ------------------------------------------------------------------------------------------
@@ -229,8 +235,8 @@ def logsumexp(student):
                        what="LogSumExp on float32")
     expect(got["type"] == "Tensor" and got["dtype"] == str(torch.float32),
            f"LogSumExp of a float32 tensor should be float32, got {got.get('dtype', got['type'])}")
-    expect_saved(student, "LogSumExp", [tensor(rng.uniform(-2.0, 2.0, (2, 3))), tensor(rng.uniform(0.2, 2.0, (2, 3))),
-                                        1], 0, "LogSumExp")
+    x, b = rng.uniform(-2.0, 2.0, (2, 3)), rng.uniform(0.2, 2.0, (2, 3))
+    expect_saved(student, "LogSumExp", [tensor(x), tensor(b), 1], 0, lse_grads(x, b, 1, np.ones(2)), "LogSumExp")
 
 
 # ---- Exercise 3: LogCosh --------------------------------------------------------------------------------------------
@@ -293,8 +299,9 @@ def logcosh(student):
                        what="LogCosh on float32")
     expect(got["type"] == "Tensor" and got["dtype"] == str(torch.float32),
            f"LogCosh of float32 tensors should be float32, got {got.get('dtype', got['type'])}")
-    expect_saved(student, "LogCosh", [tensor(rng.uniform(-2.0, 2.0, 3)), tensor(rng.uniform(-2.0, 2.0, 3), grad=False),
-                                      "sum"], 0, "LogCosh")
+    pred, target = rng.uniform(-2.0, 2.0, 3), rng.uniform(-2.0, 2.0, 3)
+    expect_saved(student, "LogCosh", [tensor(pred), tensor(target, grad=False), "sum"], 0, [np.tanh(pred - target)],
+                 "LogCosh")
 
 
 # ---- Exercise 4: check_grad ------------------------------------------------------------------------------------------
