@@ -233,23 +233,52 @@ def test_03_checks_refuse_the_hessian_helpers_and_measure_what_the_node_saved(mo
     with pytest.raises(AssertionError, match="8 bytes are saved for backward"):
         a03_graph_lifetime.leaky_relu(_judge_student(LeakyReLU=LeakyReLU))
 
-def test_checks_refuse_chibigrads_own_functions_in_06_and_07():
-    """Exercises that ask for another formulation of what chibigrad ships (logsumexp, gradcheck,
-    checkpoint_sequential, checkpoint) fail an answer that calls the shipped one."""
-    from autograder.checks import a06_custom_functions
-    from autograder.grading.exercises import a07_checkpointing
-    from chibigrad.autograd import Function, gradcheck
-    from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
 
-    class ShippedLogSumExp(Function):
+def test_checks_refuse_chibigrads_own_functions_in_06():
+    """06 asks for another formulation of what chibigrad ships (logsumexp, gradcheck): an answer that calls the
+    shipped one fails, and the shipped one works again afterwards."""
+    from autograder.grading.exercises import a06_custom_functions
+    from chibigrad.autograd import Function, gradcheck
+    from chibigrad.ops import reduction
+
+    class LogSumExp(Function):
         @staticmethod
         def forward(ctx, x, b, dim):
             return x.logsumexp(dim)
 
     with pytest.raises(AssertionError, match="write the stable log-sum-exp yourself"):
-        a06_custom_functions.check_logsumexp(ShippedLogSumExp)
+        a06_custom_functions.logsumexp(_judge_student(LogSumExp=LogSumExp))
     with pytest.raises(AssertionError, match="write the gradient check yourself"):
-        a06_custom_functions.check_check_grad(lambda fn, inputs, eps=1e-6: [gradcheck(fn, inputs) and 0.0])
+        a06_custom_functions.check_grad(_judge_student(check_grad=lambda fn, inputs, eps=1e-6: [gradcheck(fn, inputs)
+                                                                                                and 0.0]))
+    assert reduction.LogSumExp.forward.__code__.co_name == "forward", "restored afterwards"
+
+
+def test_a_function_whose_backward_never_runs_fails_in_06():
+    """A Swish whose apply computes with chibigrad's own operations gets right values and gradients without a
+    backward of its own: it fails even with its grad_fn renamed, since the node was not made by Swish.apply."""
+    import chibigrad as torch
+    from autograder.grading.exercises import a06_custom_functions
+    from chibigrad.autograd import Function
+
+    def renamed(out):
+        out.grad_fn.name = lambda: "SwishBackward"
+        return out
+
+    class Swish(Function):
+        apply = staticmethod(lambda x, beta: renamed(x * torch.sigmoid(beta * x)))
+
+    with pytest.raises(AssertionError, match="grad_fn was not made by Swish.apply, so backward never runs"):
+        a06_custom_functions.swish(_judge_student(Swish=Swish))
+
+
+def test_checks_refuse_chibigrads_own_functions_in_07():
+    """07 asks for another formulation of what chibigrad ships (checkpoint_sequential, checkpoint): an answer
+    that calls the shipped one fails."""
+    from autograder.grading.exercises import a07_checkpointing
+    from chibigrad.autograd import Function
+    from chibigrad.utils.checkpoint import checkpoint, checkpoint_sequential
+
     with pytest.raises(AssertionError, match="do not call chibigrad's checkpoint_sequential"):
         a07_checkpointing.checkpoint_segments(_judge_student(
             checkpoint_segments=lambda layers, boundaries, x: checkpoint_sequential(layers, len(boundaries) + 1, x,

@@ -160,6 +160,8 @@ def build(recipe, namespace):
         return (), {"recipe": recipe}
     if kind == "case_07":  # 07_checkpointing: the observer builds the case
         return (), {"recipe": recipe}
+    if kind == "case_06":  # 06_custom_functions: the observer builds the case
+        return (), {"recipe": recipe}
     if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
         return (), {"recipe": recipe}
     if kind == "compiled_step":
@@ -297,6 +299,8 @@ def observe(what, fn, args, context, call):
         return OBSERVERS_03[what](fn, context["recipe"], call)
     if what.endswith("_07"):
         return observe_07(what, fn, context["recipe"], call)
+    if what in ("function_06", "saved_06", "check_grad_06"):
+        return observe_06(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -1942,6 +1946,206 @@ OBSERVERS_05 = {"accumulate_05": _accumulate_05, "lion_05": _lion_05, "clip_05":
 
 # ---- 06_custom_functions -----------------------------------------------------------------------------------------
 # (its recipes and observers go right below this line)
+
+LSE_YOURSELF = ("write the stable log-sum-exp yourself: do not call chibigrad's logsumexp or log_softmax "
+                "(torch.logsumexp, Tensor.logsumexp, log_softmax)")
+GRADCHECK_YOURSELF = ("write the gradient check yourself: do not call chibigrad's gradcheck or gradgradcheck "
+                      "(or their helpers)")
+CHECK_GRADS_06 = 10  # check_grad_case_06(0 ... 9)
+
+
+def _forbidden_06(recipe):
+    """The shipped functions an exercise re-implements, blocked while the answer runs (a hint, as ``_blocked``)."""
+    import importlib
+    from chibigrad.ops import reduction
+    gradcheck = importlib.import_module("chibigrad.autograd.gradcheck")  # the package exports the function
+    if recipe.get("forbid") == "logsumexp":
+        return _blocked((reduction.LogSumExp.forward, reduction.LogSoftmax.forward), LSE_YOURSELF)
+    if recipe.get("forbid") == "gradcheck":
+        return _blocked((gradcheck.gradcheck, gradcheck.gradgradcheck, gradcheck._numerical_jacobians,
+                         gradcheck._analytical_jacobians), GRADCHECK_YOURSELF)
+    return contextlib.nullcontext()
+
+
+def args_06(recipe):
+    """A Function's arguments: ``{"tensor": array, "grad": bool}`` becomes a tensor of the recipe's dtype, anything
+    else (a number, a string, None) is passed as it is."""
+    import chibigrad as torch
+    dtype = getattr(torch, recipe.get("dtype", "float64"))
+    return [torch.tensor(a["tensor"], dtype=dtype, requires_grad=a["grad"]) if isinstance(a, dict) else a
+            for a in recipe["args"]]
+
+
+def _error(err):
+    return f"{type(err).__name__}: {err}"[:500]
+
+
+def _function_06(cls, recipe, call):
+    """``cls.apply`` on the recipe's arguments: the output, its grad_fn's name and whether ``cls.apply`` made it,
+    what backward returned for ``grad_output = ones`` (before the engine sums it), the gradients through the
+    engine for ``grad_output = weights``, and with ``second`` the second derivatives: ``autograd.grad`` of
+    sum(first gradient k * second[k]) with respect to the inputs and to grad_output (what gradgradcheck
+    differentiates)."""
+    import chibigrad as torch
+    inputs = args_06(recipe)
+    out = call(cls.apply, *inputs)
+    if not isinstance(out, torch.Tensor):
+        return {"type": type(out).__name__}
+    got = {"type": "Tensor", "value": _array(out), "dtype": str(out.dtype), "shape": tuple(out.shape),
+           "grad_fn": None if out.grad_fn is None else out.grad_fn.name(), "raw": None, "grads": None,
+           "second": None, "second_error": None, "own_node": False}
+    if out.grad_fn is None:
+        return got
+    got["own_node"] = getattr(type(out.grad_fn), "_forward_cls", None) is cls  # made by cls.apply: its backward runs
+    if recipe.get("raw", True):
+        raw = call(out.grad_fn.apply, torch.ones_like(out))
+        got["raw"] = [None if r is None else _array(r) if isinstance(r, torch.Tensor) else ("@other", type(r).__name__)
+                      for r in (raw if isinstance(raw, tuple) else (raw,))]
+    if recipe.get("weights") is None:
+        return got
+    wanted = [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+    second = recipe.get("second")
+    weights = torch.tensor(recipe["weights"], dtype=out.dtype, requires_grad=second is not None)
+    grads = call(lambda: torch.autograd.grad(out, wanted, weights, create_graph=second is not None,
+                                             allow_unused=True))
+    got["grads"] = [_array(g) for g in grads]
+    if second is not None:
+        try:
+            total = sum((g * torch.tensor(v)).sum() for g, v in zip(grads, second) if g is not None)
+            got["second"] = [_array(g) for g in torch.autograd.grad(total, wanted + [weights], allow_unused=True)]
+        except Exception as err:  # a backward that is not differentiable: the first gradients have no graph
+            got["second_error"] = _error(err)
+    return got
+
+
+def _saved_06(cls, recipe, call):
+    """What a second backward through a freed graph raised (None if it ran), and what ``autograd.grad`` of the
+    sum raised, or the gradients it gave, after ``args[recipe["change"]]`` was doubled in place (under no_grad)
+    between forward and backward."""
+    import chibigrad as torch
+    out = call(cls.apply, *args_06(recipe))
+    call(lambda: out.sum().backward())
+    got = {"freed": None, "inplace": None, "inplace_grads": None}
+    try:
+        out.sum().backward()
+    except Exception as err:
+        got["freed"] = _error(err)
+    inputs = args_06(recipe)
+    out = call(cls.apply, *inputs)
+    with torch.no_grad():
+        inputs[recipe["change"]].mul_(2)
+    wanted = [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+    try:
+        got["inplace_grads"] = [_array(g) for g in torch.autograd.grad(out.sum(), wanted, allow_unused=True)]
+    except Exception as err:
+        got["inplace"] = _error(err)
+    return got
+
+
+@functools.lru_cache(maxsize=None)
+def _wrong_backwards_06():
+    """Functions whose backward check_grad must find wrong (classes made once per process, with its chibigrad)."""
+    from chibigrad.autograd import Function
+
+    class Square(Function):
+        """x * x with a backward that forgets the factor 2."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * x
+
+    class IgnoresGradOutput(Function):
+        """A @ x whose backward returns the gradient of the *sum* of the outputs, whatever grad_output is."""
+
+        @staticmethod
+        def forward(ctx, a, x):
+            ctx.save_for_backward(a)
+            return a @ x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (a,) = ctx.saved_tensors
+            return None, a.sum(0)
+
+    class WrongSecond(Function):
+        """x * y with the gradient for y of the wrong sign: x's is right, y's is wrong."""
+
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return x * y
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, y = ctx.saved_tensors
+            return grad * y, -grad * x
+
+    return Square, IgnoresGradOutput, WrongSecond
+
+
+def check_grad_case_06(index):
+    """``(description, fn, inputs, eps)``: check_grad's case ``index``, fresh tensors on every call."""
+    import chibigrad as torch
+    rng = np.random.default_rng(9)
+    square, ignores, wrong_second = _wrong_backwards_06()
+
+    def f(shape, lo=0.5, hi=1.5, grad=True):
+        return torch.tensor(rng.uniform(lo, hi, shape), dtype=torch.float64, requires_grad=grad)
+
+    cases = [  # in order: each case draws its inputs after the previous ones'
+        ("exp(3x), a large second derivative (one-sided differences are off here)",
+         lambda x: (x * 3).exp(), [f((3,))], 1e-6),
+        ("tanh(a @ b) for matrices", lambda a, b: (a @ b).tanh(), [f((2, 3), -1, 1), f((3, 2), -1, 1)], 1e-6),
+        ("sin(x * c) * k with a constant tensor c and a number k", lambda x, c, k: (x * c).sin() * k,
+         [f((2, 2)), f((2, 2), grad=False), 3.0], 1e-6),
+        ("a scalar input and a scalar output", lambda x: (x * x).exp() * x, [f(())], 1e-6),
+        ("broadcasting: a (3,) input and a (2, 1) input to a (2, 3) output",
+         lambda a, b: (a * b).exp() / (a + b), [f((3,)), f((2, 1))], 1e-6),
+        ("an input the output does not depend on", lambda x, y: x.exp(), [f((2,)), f((2,))], 1e-6),
+        ("x ** 3 with eps=1e-3 (central differences are off by exactly eps ** 2)", lambda x: x ** 3,
+         [f((3,))], 1e-3),
+        ("a backward that forgets the factor 2 of x * x", square.apply, [f((2, 2), -2, 2)], 1e-6),
+        ("a backward that ignores grad_output (right only for the sum of the outputs)", ignores.apply,
+         [f((3, 2), -1, 1, grad=False), f((2,))], 1e-6),
+        ("x * y with a wrong gradient for y only", wrong_second.apply, [f((3,)), f((3,))], 1e-6),
+    ]
+    return cases[index]
+
+
+def _check_grad_06(fn, recipe, call):
+    """check_grad on a case: its result as data (a float per input, None, or ``("@other", type)``), and whether the
+    inputs' values and ``.grad`` were left alone."""
+    import chibigrad as torch
+    _, case_fn, inputs, eps = check_grad_case_06(recipe["case"])
+    before = [np.array(x._array, copy=True) if isinstance(x, torch.Tensor) else x for x in inputs]
+    got = call(lambda: fn(case_fn, list(inputs), eps=eps))
+    entries = None
+    if isinstance(got, (list, tuple)):
+        entries = [g if g is None else float(g) if isinstance(g, (float, int)) and not isinstance(g, bool)
+                   else ("@other", type(g).__name__) for g in got]
+    tensors = [(x, old) for x, old in zip(inputs, before) if isinstance(x, torch.Tensor)]
+    return {"type": type(got).__name__, "value": entries,
+            "unchanged": all(np.array_equal(x._array, old) for x, old in tensors),
+            "grad_set": any(x.grad is not None for x, _ in tensors)}
+
+
+def observe_06(what, fn, recipe, call):
+    """06_custom_functions' observers."""
+    with _forbidden_06(recipe):
+        if what == "function_06":
+            return _function_06(fn, recipe, call)
+        if what == "saved_06":
+            return _saved_06(fn, recipe, call)
+        if what == "check_grad_06":
+            return _check_grad_06(fn, recipe, call)
+    raise ValueError(f"unknown observer {what!r}")
+
 
 
 

@@ -170,8 +170,7 @@ else:
     raise AssertionError("a second backward through Swish worked, expected the engine's RuntimeError: keep tensors "
                          "with ctx.save_for_backward (the engine frees them), not as ctx attributes")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06_custom_functions
-a06_custom_functions.check_swish(Swish)
+# judged in the grader's own process: autograder/grading/exercises/a06_custom_functions.py, swish
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="logsumexp-text"
@@ -237,8 +236,7 @@ assert close(gb, np.array([np.e, np.e ** 2]) / (0.25 * np.e + 3 * np.e ** 2)), f
 zero = LogSumExp.apply(f64([1000.0, 0.0], False), f64([0.0, 1.0], False), 0)
 assert close(zero, 0.0), f"a weight 0 on the largest x: got {zero}, expected 0"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06_custom_functions
-a06_custom_functions.check_logsumexp(LogSumExp)
+# judged in the grader's own process: autograder/grading/exercises/a06_custom_functions.py, logsumexp
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="logcosh-text"
@@ -296,8 +294,7 @@ grads = LogCosh.apply(pred, target, "sum").grad_fn.apply(torch.tensor(1.0, dtype
 assert len(grads) == 3 and grads[1] is None and grads[2] is None, \
     f"target needs no gradient and reduction is a string: backward should return (grad, None, None), got {grads}"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06_custom_functions
-a06_custom_functions.check_logcosh(LogCosh)
+# judged in the grader's own process: autograder/grading/exercises/a06_custom_functions.py, logcosh
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="check_grad-text"
@@ -396,8 +393,7 @@ assert abs(errors[0] - 2.0) < 1e-6, \
     (f"a backward that ignores grad_output: its Jacobian rows are all [1, 2], the truth is diag(1, 2), so the largest "
      f"error is 2; got {errors} (check each output on its own, one backward per output element)")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a06_custom_functions
-a06_custom_functions.check_check_grad(check_grad)
+# judged in the grader's own process: autograder/grading/exercises/a06_custom_functions.py, check_grad
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
