@@ -46,7 +46,7 @@ def train(student):
     for seed, steps, lr, n, width in TRAIN_CASES:
         what = f"train(model of width {width}, {n} examples, steps={steps}, lr={lr})"
         got = student.call("train", {"recipe": "case_08", "seed": seed, "steps": steps, "lr": lr, "n": n,
-                                     "width": width}, observe="train_08", what=what)
+                                     "width": width}, observe="train_08", what=what, timeout=30)
         expected, step_peak, params = _reference_training(seed, n, width, steps, lr)
         length = f" of length {got['length']}" if got["type"] == "list" else ""
         expect(got["type"] == "list" and got["length"] == steps,
