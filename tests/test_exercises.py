@@ -1101,3 +1101,47 @@ def test_trace_backward_may_not_hand_back_the_viz_frames():
     assert trace_backward((x * x).sin() + x)  # it does answer the exercise
     with pytest.raises(AssertionError, match="backward_frames is the course's finished version"):
         a01_graphs.trace_backward(_judge_student(trace_backward=trace_backward))
+
+
+ATTENTION_WITHOUT_MAX_SHIFT = """
+def attention_weights(q, k):
+    scores = q @ k.T / np.sqrt(q.shape[1])
+    weights = scores.exp()
+    return weights / weights.sum(1, keepdim=True)
+"""
+
+
+def test_08_attention_without_the_max_shift_loses_on_large_scores_only():
+    """Issue 22 item 6: exp of scores in the thousands overflows without the max shift; every small case passes."""
+    from autograder.grading.exercises import a08_debugging
+    with pytest.raises(AssertionError, match=r"large scores\): forward: wrong values .* got nan"):
+        a08_debugging.attention(_in_process_student(ATTENTION_WITHOUT_MAX_SHIFT))
+
+
+def test_08_train_is_measured_with_the_engines_memory_counters(monkeypatch):
+    """A notebook that rebinds chibigrad.memory to a fake reporting no growth does not hide a graph kept by
+    retain_graph=True: the observer reads the counters the engine's nodes update."""
+    import types
+
+    import chibigrad
+    from autograder.grading.exercises import a08_debugging
+    fake = types.ModuleType("chibigrad.memory")
+    fake.saved = fake.max_saved = lambda: 0
+    fake.reset_peak = lambda: None
+    monkeypatch.setattr(chibigrad, "memory", fake)
+    monkeypatch.setitem(sys.modules, "chibigrad.memory", fake)
+    student = _in_process_student("""
+from chibigrad import optim
+
+def train(model, inputs, targets, steps, lr=0.1):
+    optimizer, history = optim.SGD(model.parameters(), lr=lr), []
+    for step in range(steps):
+        optimizer.zero_grad()
+        loss = (model(inputs) - targets).pow(2).mean()
+        loss.backward(retain_graph=True)
+        optimizer.step()
+        history.append(loss.item())
+    return history
+""")
+    with pytest.raises(AssertionError, match="at its peak training held .* but one step needs"):
+        a08_debugging.train(student)

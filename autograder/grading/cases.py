@@ -154,20 +154,11 @@ def build(recipe, namespace):
         context = {"keys": {"node": node, "other": other}, "first": buffers.get(node), "grads": grads,
                    "calls": recipe["calls"], "recipe_first": first}
         return (buffers,), context
-    if kind in ("graph_01", "case_02", "case_03"):  # 01_graphs, 02_backward, 03: the observer builds the case
-        return (), {"recipe": recipe}
-    if kind == "case_04":  # 04_stop_gradient: the observer builds the case
-        return (), {"recipe": recipe}
-    if kind == "case_07":  # 07_checkpointing: the observer builds the case
-        return (), {"recipe": recipe}
-    if kind == "case_06":  # 06_custom_functions: the observer builds the case
-        return (), {"recipe": recipe}
-    if kind == "compile_graph":  # 07b: the graph is built by the observer, the pass gets it
+    if kind in ("graph_01", "case_02", "case_03", "case_04", "case_05", "case_06", "case_07", "case_08", "compile_graph",
+                "gpu"):  # 01-09 but 01b, 06b, 06c: the observer builds the case (07b: the graph, then the pass gets it)
         return (), {"recipe": recipe}
     if kind == "compiled_step":
         return (), {"optimizer": recipe["optimizer"]}
-    if kind == "gpu":  # 09_gpu: the observer builds the batch or model on the student's devices
-        return (), {"recipe": recipe}
     if kind == "function":  # a custom Function's inputs (06b): tensors of one dtype, tangents, constant arguments
         import chibigrad as torch
         dtype = getattr(torch, recipe.get("dtype", "float64"))
@@ -176,8 +167,6 @@ def build(recipe, namespace):
         return (), {"inputs": inputs, "tangents": tangents, "extra": list(recipe.get("extra", ()))}
     if kind in VMAP_RECIPES:
         return VMAP_RECIPES[kind](recipe, namespace)
-    if kind == "case_05":  # 05_accumulation: the observer builds the case
-        return (), {"recipe": recipe}
     raise ValueError(f"unknown recipe {kind!r}")
 
 
@@ -291,16 +280,18 @@ def observe(what, fn, args, context, call):
         return observe_01(what, fn, context["recipe"], call)
     if what in ("sum_to", "function", "order", "ordered_backward", "path_sum"):
         return observe_02(what, fn, context["recipe"], call)
-    if what in OBSERVERS_05:
-        return OBSERVERS_05[what](fn, context["recipe"], call)
-    if what in OBSERVERS_04:
-        return OBSERVERS_04[what](fn, context["recipe"], call)
     if what in OBSERVERS_03:
         return OBSERVERS_03[what](fn, context["recipe"], call)
-    if what.endswith("_07"):
-        return observe_07(what, fn, context["recipe"], call)
+    if what in OBSERVERS_04:
+        return OBSERVERS_04[what](fn, context["recipe"], call)
+    if what in OBSERVERS_05:
+        return OBSERVERS_05[what](fn, context["recipe"], call)
     if what in ("function_06", "saved_06", "check_grad_06"):
         return observe_06(what, fn, context["recipe"], call)
+    if what.endswith("_07"):
+        return observe_07(what, fn, context["recipe"], call)
+    if what.endswith("_08"):
+        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -999,6 +990,18 @@ def observe_01(what, fn, recipe, call):
         return _as_ids(got, leaves, lambda v: isinstance(v, torch.Tensor))
     if what == "trace":
         return _trace_01(fn, recipe["trace"], call)
+    if what in OBSERVERS_03:
+        return OBSERVERS_03[what](fn, context["recipe"], call)
+    if what in OBSERVERS_04:
+        return OBSERVERS_04[what](fn, context["recipe"], call)
+    if what in OBSERVERS_05:
+        return OBSERVERS_05[what](fn, context["recipe"], call)
+    if what in ("function_06", "saved_06", "check_grad_06"):
+        return observe_06(what, fn, context["recipe"], call)
+    if what.endswith("_07"):
+        return observe_07(what, fn, context["recipe"], call)
+    if what.endswith("_08"):
+        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -1154,6 +1157,18 @@ def observe_02(what, fn, recipe, call):
         with _blocked((engine.execute,), NO_ENGINE):
             got = call(fn, out, leaves[recipe["leaf"]])
         return {"type": type(got).__name__, "value": _array(got)}
+    if what in OBSERVERS_03:
+        return OBSERVERS_03[what](fn, context["recipe"], call)
+    if what in OBSERVERS_04:
+        return OBSERVERS_04[what](fn, context["recipe"], call)
+    if what in OBSERVERS_05:
+        return OBSERVERS_05[what](fn, context["recipe"], call)
+    if what in ("function_06", "saved_06", "check_grad_06"):
+        return observe_06(what, fn, context["recipe"], call)
+    if what.endswith("_07"):
+        return observe_07(what, fn, context["recipe"], call)
+    if what.endswith("_08"):
+        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -2144,6 +2159,18 @@ def observe_06(what, fn, recipe, call):
             return _saved_06(fn, recipe, call)
         if what == "check_grad_06":
             return _check_grad_06(fn, recipe, call)
+    if what in OBSERVERS_03:
+        return OBSERVERS_03[what](fn, context["recipe"], call)
+    if what in OBSERVERS_04:
+        return OBSERVERS_04[what](fn, context["recipe"], call)
+    if what in OBSERVERS_05:
+        return OBSERVERS_05[what](fn, context["recipe"], call)
+    if what in ("function_06", "saved_06", "check_grad_06"):
+        return observe_06(what, fn, context["recipe"], call)
+    if what.endswith("_07"):
+        return observe_07(what, fn, context["recipe"], call)
+    if what.endswith("_08"):
+        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -2383,9 +2410,258 @@ def observe_07(what, fn, recipe, call):
         with no_collection_07():
             got = call(fn, model, x, recipe["budget"])
         return {"type": type(got).__name__, "value": got if type(got) is int or got is None else None}
+    if what in OBSERVERS_03:
+        return OBSERVERS_03[what](fn, context["recipe"], call)
+    if what in OBSERVERS_04:
+        return OBSERVERS_04[what](fn, context["recipe"], call)
+    if what in OBSERVERS_05:
+        return OBSERVERS_05[what](fn, context["recipe"], call)
+    if what in ("function_06", "saved_06", "check_grad_06"):
+        return observe_06(what, fn, context["recipe"], call)
+    if what.endswith("_07"):
+        return observe_07(what, fn, context["recipe"], call)
+    if what.endswith("_08"):
+        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
 
 # ---- 08_debugging ------------------------------------------------------------------------------------------------
 # (its recipes and observers go right below this line)
+
+def model_08(seed, width=16):
+    """08's small regression network (4 inputs, 1 output, float64), initialised from ``seed``."""
+    import chibigrad as torch
+    from chibigrad import nn
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(4, width), nn.Tanh(), nn.Linear(width, 1)).double()
+
+
+def data_08(n, seed):
+    """Inputs (n, 4) and targets cos(row sum) (n, 1), float64 tensors."""
+    import chibigrad as torch
+    inputs = np.random.default_rng(seed).standard_normal((n, 4))
+    return torch.tensor(inputs), torch.tensor(np.cos(inputs.sum(1, keepdims=True)))
+
+
+def td_case_08(recipe):
+    """``(q_net, states, rewards, next_states)`` of a td_loss case."""
+    states, _ = data_08(recipe["n"], recipe["seed"])
+    next_states, rewards = data_08(recipe["n"], recipe["seed"] + 100)
+    return model_08(recipe["seed"], recipe["width"]), states, rewards, next_states
+
+
+LOGGER_STEPS_08 = (("a", True), ("b", True), ("a", True), ("a", False), ("b", False))  # (head, zero_grad first)
+
+
+def logger_inputs_08():
+    """The inputs of the logger's scenario: one batch per step, then the tied and the equal models' batches."""
+    rng = np.random.default_rng(51)
+    return [rng.standard_normal((5, 4)) for _ in LOGGER_STEPS_08], rng.standard_normal((3, 4)), \
+        rng.standard_normal((4, 3))
+
+
+def two_heads_08():
+    """A shared body and two heads; ``forward(x, head)`` uses one, so the other gets no gradient. ``b.bias``
+    needs no gradient (the logger must leave it out)."""
+    import chibigrad as torch
+    from chibigrad import nn
+
+    class TwoHeads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Linear(4, 8)
+            self.a = nn.Linear(8, 1)
+            self.b = nn.Linear(8, 1)
+
+        def forward(self, x, head):
+            return getattr(self, head)(self.body(x).tanh())
+
+    torch.manual_seed(50)
+    model = TwoHeads().double()
+    model.b.bias.requires_grad_(False)
+    return model
+
+
+def tied_08():
+    """One weight ``w`` used twice in a forward."""
+    import chibigrad as torch
+    from chibigrad import nn
+
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.tensor(np.linspace(-1, 1, 16).reshape(4, 4)))
+
+        def forward(self, x):
+            return (x @ self.w).tanh() @ self.w
+
+    return Tied()
+
+
+def equal_layers_08():
+    """Two layers holding equal values (zero biases, the same weights): still four different parameters."""
+    import chibigrad as torch
+    from chibigrad import nn
+    torch.manual_seed(52)
+    model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 3)).double()
+    with torch.no_grad():
+        model[0].bias.zero_()
+        model[1].bias.zero_()
+        model[1].weight.copy_(model[0].weight)
+    return model
+
+
+def observe_08(what, fn, recipe, call):
+    """08_debugging's observers: the student's function on the recipe's case, the result and gradients as data."""
+    if what == "train_08":
+        return _train_08(fn, recipe, call)
+    if what == "attention_08":
+        return _attention_08(fn, recipe, call)
+    if what == "td_loss_08":
+        return _td_loss_08(fn, recipe, call)
+    if what == "two_layer_08":
+        return _two_layer_08(fn, recipe, call)
+    if what == "grad_norm_logger_08":
+        return _logger_08(fn, call)
+    if what in OBSERVERS_03:
+        return OBSERVERS_03[what](fn, context["recipe"], call)
+    if what in OBSERVERS_04:
+        return OBSERVERS_04[what](fn, context["recipe"], call)
+    if what in OBSERVERS_05:
+        return OBSERVERS_05[what](fn, context["recipe"], call)
+    if what in ("function_06", "saved_06", "check_grad_06"):
+        return observe_06(what, fn, context["recipe"], call)
+    if what.endswith("_07"):
+        return observe_07(what, fn, context["recipe"], call)
+    if what.endswith("_08"):
+        return observe_08(what, fn, context["recipe"], call)
+    raise ValueError(f"unknown observer {what!r}")
+
+
+def _raised(err):
+    """What a call raised, as one line (the runner wraps the student's error: its cause)."""
+    cause = err.__cause__ or err
+    return f"{type(cause).__name__}: {cause}"[:2000]
+
+
+def _train_08(train, recipe, call):
+    """``train`` on a fresh model: the history as data, the saved bytes left and at the peak, the parameters.
+    The counters are read through the engine's own reference to the memory module (a notebook that rebinds
+    ``chibigrad.memory`` does not change what is measured)."""
+    import gc
+    from chibigrad.autograd import node
+    memory = node.memory
+    model, (inputs, targets) = model_08(recipe["seed"], recipe["width"]), data_08(recipe["n"], recipe["seed"])
+    gc.collect()  # garbage from earlier calls is not this call's doing
+    memory.reset_peak()
+    start = memory.saved()
+    history = call(lambda: train(model, inputs, targets, recipe["steps"], lr=recipe["lr"]))
+    peak, left = memory.max_saved() - start, memory.saved() - start
+    listed = history[:1000] if isinstance(history, list) else []
+    return {"type": type(history).__name__, "length": len(history) if isinstance(history, list) else -1,
+            "history": [v if type(v) is float else None for v in listed],
+            "types": sorted({type(v).__name__ for v in listed}), "left": left, "peak": peak,
+            "params": [_array(p) for p in model.parameters()]}
+
+
+def _backward_08(out, upstream, call):
+    """``(out * upstream).sum().backward()``; what it raised, or None."""
+    import chibigrad as torch
+    try:
+        call(lambda: (out * torch.tensor(upstream)).sum().backward())
+    except Exception as err:
+        return _raised(err)
+    return None
+
+
+def _attention_08(attention_weights, recipe, call):
+    import chibigrad as torch
+    q = torch.tensor(recipe["q"], requires_grad=True)
+    k = torch.tensor(recipe["k"], requires_grad=recipe["k_grad"])
+    w = call(attention_weights, q, k)
+    got = {"type": type(w).__name__, "value": _array(w), "backward": None, "q": None, "k": None}
+    if isinstance(w, torch.Tensor):
+        got["backward"] = _backward_08(w, recipe["upstream"], call)
+        got.update(q=_array(q.grad), k=_array(k.grad))
+    return got
+
+
+def _td_loss_08(td_loss, recipe, call):
+    import chibigrad as torch
+    q_net, states, rewards, next_states = td_case_08(recipe)
+    loss = call(lambda: td_loss(q_net, states, rewards, next_states, gamma=recipe["gamma"]))
+    needs = isinstance(loss, torch.Tensor) and loss.requires_grad
+    got = {"type": type(loss).__name__, "requires_grad": needs, "value": _array(loss), "grads": None}
+    if needs:
+        grads = call(lambda: torch.autograd.grad(loss, list(q_net.parameters()), allow_unused=True))
+        got["grads"] = [_array(g) for g in grads]
+    return got
+
+
+def _two_layer_08(two_layer, recipe, call):
+    import chibigrad as torch
+    x = torch.tensor(recipe["x"], requires_grad=recipe["x_grad"])
+    w1, b1, w2 = [torch.tensor(recipe[name], requires_grad=True) for name in ("w1", "b1", "w2")]
+    out = call(two_layer, x, w1, b1, w2)
+    got = {"type": type(out).__name__, "value": _array(out), "backward": None, "grads": {}}
+    if isinstance(out, torch.Tensor):
+        got["backward"] = _backward_08(out, recipe["upstream"], call)
+        got["grads"] = {name: _array(t.grad) for name, t in (("w2", w2), ("b1", b1), ("w1", w1), ("x", x))}
+    return got
+
+
+def _norms_08(logger):
+    """``logger.norms`` as data: its type and, for each entry, its name, its type, the values that are Python
+    floats (None for any other) and the type names of the others."""
+    norms = getattr(logger, "norms", None)
+    if not isinstance(norms, dict):
+        return {"type": type(norms).__name__, "items": []}
+    items = []
+    for name, values in norms.items():
+        listed = list(values)[:1000] if isinstance(values, list) else []
+        items.append([name if isinstance(name, str) else repr(name), type(values).__name__,
+                      [v if type(v) is float else None for v in listed],
+                      sorted({type(v).__name__ for v in listed} - {"float"})])
+    return {"type": "dict", "items": items}
+
+
+def _logger_08(GradNormLogger, call):
+    """The logger's scenario (two loggers on a two-headed model, steps with and without zero_grad, remove(),
+    a weight used twice, layers holding equal values): what each logger logged and the gradients at each step.
+    An error ends the scenario: ``error`` says where."""
+    import chibigrad as torch
+    batches, tied_x, equal_x = logger_inputs_08()
+    got, doing = {"error": None, "steps": []}, ["GradNormLogger(model)"]
+
+    def run(what, fn, *args):
+        doing[0] = what
+        return call(fn, *args)
+
+    try:
+        model = two_heads_08()
+        logger = run("GradNormLogger(model)", GradNormLogger, model)
+        got["new"] = _norms_08(logger)
+        second = run("a second GradNormLogger on the same model", GradNormLogger, model)
+        for step, (head, clear) in enumerate(LOGGER_STEPS_08):
+            if clear:
+                model.zero_grad()
+            x = torch.tensor(batches[step])
+            run(f"backward at step {step}", lambda: model(x, head).pow(2).mean().backward())
+            got["steps"].append({"grads": {n: _array(p.grad) for n, p in model.named_parameters()},
+                                 "norms": _norms_08(logger)})
+        got["second"] = _norms_08(second)
+        run("logger.remove()", logger.remove)
+        run("backward after remove()", lambda: model(torch.ones(2, 4, dtype=torch.float64), "a").sum().backward())
+        got["removed"], got["second_after"] = _norms_08(logger), _norms_08(second)
+        run("second.remove()", second.remove)
+        got["hooks_left"] = [n for n, p in model.named_parameters() if p._post_accumulate_hooks or p._backward_hooks]
+        for key, model, x, loss in (("tied", tied_08(), tied_x, lambda y: y.sum()),
+                                    ("equal", equal_layers_08(), equal_x, lambda y: y.pow(2).sum())):
+            logger = run(f"GradNormLogger on the {key} model", GradNormLogger, model)
+            run(f"backward with a logger on the {key} model", lambda: loss(model(torch.tensor(x))).backward())
+            got[key] = _norms_08(logger)
+            run(f"logger.remove() on the {key} model", logger.remove)
+    except Exception as err:
+        got["error"] = [doing[0], _raised(err)]
+    return got

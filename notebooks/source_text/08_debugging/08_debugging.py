@@ -172,8 +172,7 @@ peak = memory.max_saved() - start
 assert peak <= one_step, (f"at its peak training held {peak} bytes of saved tensors, one step's graph needs "
                           f"{one_step}: free each step's graph before the next forward (no retain_graph=True)")
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a08_debugging
-a08_debugging.check_train(train)
+# judged in the grader's own process: autograder/grading/exercises/a08_debugging.py, train
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="attention-text"
@@ -221,8 +220,7 @@ big = attention_weights(torch.tensor([[2000.0, 0.0]]), torch.tensor([[1.0, 0.0],
 assert close(big, [[1.0, 0.0]]), \
     f"scores of 1414 and 0: expected weights [[1, 0]], got {big} (exp overflows: subtract the row's max first)"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a08_debugging
-a08_debugging.check_attention(attention_weights)
+# judged in the grader's own process: autograder/grading/exercises/a08_debugging.py, attention
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="td_loss-text"
@@ -265,8 +263,7 @@ got = attempt("torch.autograd.grad(td_loss(...), q_net's parameters)", torch.aut
 plain = torch.autograd.grad((q_net(states) - fixed).pow(2).mean(), list(q_net.parameters()))
 assert all(close(a, b) for a, b in zip(got, plain)), "the gradient should come from q_net(states) only"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a08_debugging
-a08_debugging.check_td_loss(td_loss)
+# judged in the grader's own process: autograder/grading/exercises/a08_debugging.py, td_loss
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="relu_layer-text"
@@ -304,8 +301,7 @@ through = (pre > 0) * (np.ones((6, 2)) @ w2.detach().numpy().T)  # the gradient 
 assert close(b1.grad, through.sum(0)), f"b1.grad: got {b1.grad}, expected {through.sum(0)}"
 assert close(w1.grad, x.numpy().T @ through), "w1.grad is wrong: the ReLU's mask must reach backward"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a08_debugging
-a08_debugging.check_relu_layer(two_layer)
+# judged in the grader's own process: autograder/grading/exercises/a08_debugging.py, relu_layer
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="grad_norm_logger-text"
@@ -368,8 +364,7 @@ logger.remove()
 net(inputs).sum().backward()
 assert all(len(values) == 4 for values in logger.norms.values()), "after remove(), nothing more is logged"
 ### BEGIN HIDDEN TESTS
-from autograder.checks import a08_debugging
-a08_debugging.check_grad_norm_logger(GradNormLogger)
+# judged in the grader's own process: autograder/grading/exercises/a08_debugging.py, grad_norm_logger
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader="readonly" id="outro"
