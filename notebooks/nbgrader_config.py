@@ -40,7 +40,7 @@ c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 
 # The hidden tests of a judged assignment (autograder/grading/exercises/a<assignment>.py) run in this
 # process, the judge; the notebook's kernel, with the student edition of chibigrad, only answers its calls.
-# The other assignments' hidden tests still run in the kernel (autograder/checks/).
+# Every assignment is judged.
 from autograder.grading.judge import JudgedExecute, JudgedSaveAutoGrades  # noqa: E402
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput  # noqa: E402

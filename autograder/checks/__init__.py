@@ -1,8 +1,8 @@
-"""Hidden tests of the graded notebooks, and the helpers they share.
+"""Hidden tests of the graded notebooks, and the helpers they share: left over from the in-kernel design.
 
-Each assignment not yet judged (``a03_graph_lifetime`` ... ``a08_debugging``; the judged ones are in
-``autograder/grading/exercises/``) has a module here with one
-``check_<exercise>(answer)`` per exercise. A notebook's tests cell runs its visible
+Every assignment is judged now (``autograder/grading/exercises/``); no assignment's module is left here, and
+this package goes with the kernel's copy of it (``worker.KERNEL_MODULES``). It was: one module per assignment
+with one ``check_<exercise>(answer)`` per exercise. A notebook's tests cell runs its visible
 asserts, then calls the check in its hidden-tests region::
 
     ### BEGIN HIDDEN TESTS
