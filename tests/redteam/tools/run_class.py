@@ -129,11 +129,12 @@ def hidden_lines(a):
     sys.path.insert(0, str(REPO))
     import nbformat
     from autograder import feedback
-    visible, hidden = set(), set()
+    visible, hidden = [], set()
     for cell in nbformat.read(REPO / "notebooks" / "source" / a / f"{a}.ipynb", as_version=4).cells:
         shown, secret = feedback.hidden_regions(cell.source)
-        visible.update(line.strip() for line in shown.splitlines())
+        visible.append(shown)
         hidden.update(line.strip() for line in secret)
+    visible = "\n".join(visible)  # a check's line may be part of a longer visible one
     for path in (REPO / "autograder" / "checks" / f"a{a}.py", REPO / "autograder" / "grading" / "exercises" / f"a{a}.py"):
         if path.exists():
             hidden.update(line.strip() for line in path.read_text().splitlines())
