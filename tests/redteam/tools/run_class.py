@@ -138,7 +138,8 @@ def hidden_lines(a):
     for path in (REPO / "autograder" / "checks" / f"a{a}.py", REPO / "autograder" / "grading" / "exercises" / f"a{a}.py"):
         if path.exists():
             hidden.update(line.strip() for line in path.read_text().splitlines())
-    return {line for line in hidden if len(line) >= 25 and line not in visible and not line.startswith(("#", '"""'))}
+    return {line for line in hidden if len(line) >= 25 and line not in visible
+            and not line.startswith(("#", '"""', "import ", "from "))}
 
 
 CHECK_MODULES = ("autograder.checks", "autograder.grading.exercises", "autograder.grading.judge")
@@ -153,6 +154,8 @@ def findings(course, a, sid, forms=None, hidden=None):
     region's first line and imports of the checks stand for hidden source)."""
     course, forms = Path(course), forms or canary_forms()
     canary_files, leaks, printed, notes = [], [], [], []
+    own = "".join(f.read_text() for f in (course / "submitted" / sid / a).glob("*.ipynb"))
+    hidden = hidden and {line for line in hidden if json.dumps(line)[1:-1] not in own}  # not the student's own code
     files = [f for root in (course / "autograded" / sid / a, course / "feedback" / sid / a) if root.exists()
              for f in root.rglob("*") if f.is_file()]
     record = course / "grading" / "records" / a / f"{sid}.json"
