@@ -2,9 +2,14 @@
 student edition and the chapters by someone who had not read the checks) against the visible
 tests, as Validate runs them (notebooks/visible_catch.py, a fork per answer).
 
-Its hostile submissions are graded by ``tests/redteam/tools/run_class.py`` (30-45 minutes of
-sandboxed grading: not part of make test); their figures are in tests/redteam/RESULTS.md."""
+The slow tests below grade the whole corpus (hostile cells, and the wrong answers the visible tests miss) as one
+class through the sandboxed pipeline; ``tests/redteam/tools/run_class.py`` grades one assignment's files by
+hand, and tests/redteam/RESULTS.md has the figures of the first measurement."""
 import concurrent.futures
+import csv
+import functools
+import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -42,3 +47,166 @@ def test_visible_tests_catch_90_percent_of_the_red_teams_wrong_answers(caught):
     print(f"red team's wrong answers caught by visible tests: {total[0]}/{total[1]}; missed: {missed}")
     assert all(s["solutions"]["failed"] is None for s in caught.values())
     assert total[0] >= 0.9 * total[1], f"visible tests catch {total[0]}/{total[1]}; missed {missed}"
+
+
+# ---- the corpus graded as a class (slow) ----------------------------------------------------------------------------
+# One sandboxed class run of the whole corpus (autograder collect, grade --workers 2, feedback, export, integrity)
+# with a canary CANVAS_API_TOKEN in the grader's environment. A hostile cell is one student (the student edition,
+# its other exercises left as released stubs), except the passive ones below; a wrong answer the visible tests
+# miss is one student who solved every other exercise, so the grade must keep their points.
+
+sys.path.insert(0, str(REDTEAM)); sys.path.insert(0, str(REDTEAM / "tools"))
+import corpus  # noqa: E402
+import run_class  # noqa: E402
+from make_nb import build as corpus_notebook  # noqa: E402
+
+sys.path.remove(str(REDTEAM)); sys.path.remove(str(REDTEAM / "tools"))
+
+# Hostile cells that only read (frames, the student edition's own functions) and print, patch, start, exit,
+# loop and refuse nothing: they cannot change what another exercise's grade proves, so one notebook may hold
+# several (each exercise once) and they ride along with the wrong answers. Every other trick is graded alone.
+PASSIVE = {"01_graphs/depth__frame_peek", "01_graphs/summarize__forbidden_copy",
+           "02_backward/path_sum_grad__autograd_grad_copy", "03_graph_lifetime/hvp__frame_peek",
+           "05_accumulation/clip_grad_norm_groups__library_copy", "06_custom_functions/logsumexp__library_logsumexp",
+           "06b_forward_mode/softplus__library_forward_ad", "06c_vmap/per_sample_grads__frame_peek",
+           "06c_vmap/sum_rule__finished_rule", "07_checkpointing/choose_segments__read_expected",
+           "07b_compile/dead_nodes__library_pass_on_copy"}
+# Hostile cells whose header says they try what the sandbox refuses (writes, reads or signals outside the
+# submission, memory past the cap) or import the grader's modules: each must be a row of integrity.csv.
+TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_helper",
+                     "04_stop_gradient/fine_tune__fake_checks_package", "04_stop_gradient/gradient_penalty__kill_parent",
+                     "04_stop_gradient/sign_ste__write_outside", "05_accumulation/lion__memory_hog",
+                     "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
+                     "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files"}
+# Cases of the assignments still graded in the student's kernel (03-08, being moved to the judge) that fail here:
+# drop each mark when its assignment is judged
+NOT_JUDGED_YET = {"05_accumulation/accumulate__html_script_exfil",  # the student's <script> reaches the feedback
+                  "05_accumulation/lion__memory_hog",  # refused memory, no integrity.csv row
+                  "06_custom_functions/check_grad__dump_check_tables",  # the checks' code in the feedback
+                  "07_checkpointing/choose_segments__read_expected",  # 2 unearned points from the caller's frames
+                  "07_checkpointing/choose_segments__forward_peak_only"}  # judged on the forward peak only
+
+
+def _key(entry):
+    return f"{entry.assignment}/{entry.exercise}__{entry.name}"
+
+
+def _students(entries, missed):
+    """``[(student id, base, [entries])]``: ``base`` "solved" (a wrong answer's student) or "released"."""
+    groups = [["solved", [e]] for e in entries if e.kind == "wrong" and e.path.stem in missed[e.assignment]]
+    for e in (e for e in entries if e.kind == "hostile"):
+        home = next((g for g in groups if _key(e) in PASSIVE and g[1][0].assignment == e.assignment
+                     and all(_key(x) in PASSIVE or x.kind == "wrong" for x in g[1])
+                     and e.exercise not in {x.exercise for x in g[1]}), None)
+        if home:
+            home[1].append(e)
+        else:
+            groups.append(["released", [e]])
+    def sid(g):
+        name = g[0].assignment.split("_")[0] + "-" + run_class.student_id(g[0])
+        return (f"{name[:52]}-and-{len(g) - 1}" if len(g) > 1 else name[:60]).lower()
+    return [(sid(g), base, g) for base, g in groups]
+
+
+@pytest.fixture(scope="module")
+def red_class(request, tmp_path_factory, caught):
+    """The class graded once; only the students the selected cases need (all of them when none is selected)."""
+    import nbformat
+    import synthetic_classes
+    from autograder import build
+    from autograder.course import Course
+    base = tmp_path_factory.mktemp("redteam-class")
+    assignments = sorted({e.assignment for e in corpus.entries()})
+    course_dir = synthetic_classes.course_copy(base, assignments)
+    env = dict(build.nbgrader_env(), CANVAS_API_TOKEN=run_class.CANARY)
+    log = []
+
+    def autograder(*args):
+        result = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), *map(str, args)],
+                                capture_output=True, text=True, timeout=3000, env=env)
+        log.append(result.stdout + result.stderr)
+        assert result.returncode == 0, f"autograder {args}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        return result
+
+    autograder("release", "--all", "--no-zip", "--dest", base / "student")
+    missed = {a: set(s["missed"]) for a, s in caught.items()}
+    chosen = {item.callspec.params["entry"] for item in request.session.items
+              if "entry" in getattr(getattr(item, "callspec", None), "params", {})}
+    students = _students([e for e in corpus.entries() if e in chosen or not chosen], missed)
+    for sid, kind, group in students:
+        a = group[0].assignment
+        folder = base / "submissions" / sid / a
+        if kind == "released":
+            corpus_notebook(folder, [e.path for e in group], release=course_dir / "release")
+        else:
+            nb = synthetic_classes.solved_notebook(course_dir, a)
+            for e in group:
+                nb = synthetic_classes.replace_cell(nb, e.exercise, e.source)
+            folder.mkdir(parents=True)
+            nbformat.write(nb, folder / f"{a}.ipynb")
+    seconds = {}
+    for command in (["collect", base / "submissions"], ["grade", "--workers", 2, "--cell-timeout", 30], ["feedback"],
+                    ["export"], ["integrity"]):
+        start = time.perf_counter()
+        autograder(*command)
+        seconds[command[0]] = round(time.perf_counter() - start, 1)
+    with open(course_dir / "reports" / "grades.csv", newline="") as f:
+        grades = {r["student_id"]: r for r in csv.DictReader(f)}
+    with open(course_dir / "reports" / "integrity.csv", newline="") as f:
+        integrity = {r["student"] for r in csv.DictReader(f)}
+    course = Course(course_dir)
+    print(f"red team graded as a class: {len(students)} notebooks, seconds {seconds}")
+    return {"course": course_dir, "grades": grades, "integrity": integrity, "log": "\n".join(log),
+            "records": {(g[0].assignment, sid): course.read_record(g[0].assignment, sid) for sid, _, g in students},
+            "student": {_key(e): (sid, kind, g) for sid, kind, g in students for e in g}, "missed": missed}
+
+
+@functools.lru_cache(maxsize=None)
+def _hidden_lines(assignment):
+    return run_class.hidden_lines(assignment)
+
+
+def _case(entry):
+    marks = [pytest.mark.slow]
+    if _key(entry) in NOT_JUDGED_YET:
+        marks.append(pytest.mark.xfail(strict=True, reason="assignment not judged yet"))
+    return pytest.param(entry, id=_key(entry), marks=marks)
+
+
+@pytest.mark.parametrize("entry", [_case(e) for e in corpus.entries()])
+def test_the_class_grade_of_each_red_team_cell(red_class, entry):
+    """0 unearned points, 0 lost grades, every wrong answer caught, no leak, and integrity.csv names what tried
+    the sandbox."""
+    if entry.kind == "wrong" and entry.path.stem not in red_class["missed"][entry.assignment]:
+        return  # a visible test catches it: the tests cell fails, the points are lost (test above)
+    sid, kind, group = red_class["student"][_key(entry)]
+    a = entry.assignment
+    record = red_class["records"][(a, sid)]
+    assert record and record["status"] == "graded" and not record.get("error"), (sid, record)
+    row, top = red_class["grades"][sid], red_class["grades"]["(max)"]
+    points = {k.split(":", 1)[1]: float(v or 0) for k, v in row.items() if k.startswith(a + ":")}
+    full = {k.split(":", 1)[1]: float(v or 0) for k, v in top.items() if k.startswith(a + ":")}
+    excused = {k.split(":", 1)[1] for k, v in row.items() if k.startswith(a + ":") and v == ""}  # GPU-only points
+    if entry.kind == "wrong":
+        assert points[entry.exercise] < full[entry.exercise], f"{sid}: the wrong answer kept {points}"
+    elif "full points are fine" not in entry.expectation:
+        assert points[entry.exercise] == 0, f"{sid}: unearned points {points}"
+    if kind == "solved":  # the other exercises were solved: the grade keeps their points
+        for exercise, most in full.items():
+            if exercise not in {e.exercise for e in group} | excused:
+                assert points[exercise] == most, f"{sid}: lost the points of {exercise}: {points}"
+    found = run_class.findings(red_class["course"], a, sid, hidden=_hidden_lines(a))
+    assert not found["canary_files"] and not found["leaks"], (sid, found)
+    if _key(entry) in TRIES_THE_SANDBOX:
+        assert sid in red_class["integrity"], f"{sid} is not in integrity.csv"
+
+
+@pytest.mark.slow
+def test_the_red_teams_class_leaves_nothing_behind(red_class):
+    """The canary in no command's output and no file anywhere under the course; no file planted outside it."""
+    assert not any(form in red_class["log"] for form in run_class.canary_forms())
+    forms = [form.encode() for form in run_class.canary_forms()]
+    leaked = [str(p) for p in red_class["course"].rglob("*") if p.is_file() and any(f in p.read_bytes() for f in forms)]
+    assert not leaked, leaked
+    planted = [p for p in run_class.PLANTED if not p.startswith(str(run_class.COURSE)) and Path(p).expanduser().exists()]
+    assert not planted, planted

@@ -17,11 +17,12 @@ def grade_id(cell):
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def build(out_dir: Path, files: list[Path]) -> Path:
+def build(out_dir: Path, files: list[Path], release: Path = REPO / "build" / "student") -> Path:
+    """``release``: the folder holding the student edition's ``<assignment>/<assignment>.ipynb``."""
     assignments = {f.parent.parent.name for f in files}
     assert len(assignments) == 1, assignments
     a = assignments.pop()
-    nb = nbformat.read(REPO / "build" / "student" / a / f"{a}.ipynb", as_version=4)
+    nb = nbformat.read(Path(release) / a / f"{a}.ipynb", as_version=4)
     cells = {grade_id(c): c for c in nb.cells if grade_id(c)}
     for f in files:
         ex = f.stem.split("__", 1)[0]

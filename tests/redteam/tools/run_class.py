@@ -55,6 +55,7 @@ def decoded(block):
 
 
 HIDDEN_MARKS = ("BEGIN HIDDEN", "from autograder.checks import", "import autograder.checks")
+POLICY_ENV = "AUTOGRADER_SANDBOX"  # autograder.grading.sandbox.POLICY_ENV: the variable that holds its protected paths
 
 
 def main():
@@ -122,6 +123,77 @@ def points_from_records(a, tag):
     return rows
 
 
+def hidden_lines(a):
+    """Lines a student must never see of ``a``: its source notebook's hidden-test regions and its check
+    modules' code (long lines that appear nowhere in what students get)."""
+    sys.path.insert(0, str(REPO))
+    import nbformat
+    from autograder import feedback
+    visible, hidden = [], set()
+    for cell in nbformat.read(REPO / "notebooks" / "source" / a / f"{a}.ipynb", as_version=4).cells:
+        shown, secret = feedback.hidden_regions(cell.source)
+        visible.append(shown)
+        hidden.update(line.strip() for line in secret)
+    visible = "\n".join(visible)  # a check's line may be part of a longer visible one
+    for path in (REPO / "autograder" / "checks" / f"a{a}.py", REPO / "autograder" / "grading" / "exercises" / f"a{a}.py"):
+        if path.exists():
+            hidden.update(line.strip() for line in path.read_text().splitlines())
+    return {line for line in hidden if len(line) >= 25 and line not in visible
+            and not line.startswith(("#", '"""', "import ", "from "))}
+
+
+CHECK_MODULES = ("autograder.checks", "autograder.grading.exercises", "autograder.grading.judge")
+
+
+def findings(course, a, sid, forms=None, hidden=None):
+    """What one student's graded files show: ``canary_files`` (the canary in any file the grade wrote for
+    them: autograded notebook, feedback, grading record), ``leaks`` (in the feedback: the canary in an RTLEAK
+    block, hidden-test source, the checks' bytecode, the sandbox's policy, a student's <script>), ``printed``
+    (what the blocks printed, by kind: hidden inputs among them where the checks run in the kernel) and ``notes``
+    (damage reports the submission printed). ``hidden``: the lines of :func:`hidden_lines` (else the hidden
+    region's first line and imports of the checks stand for hidden source)."""
+    course, forms = Path(course), forms or canary_forms()
+    canary_files, leaks, printed, notes = [], [], [], []
+    own = "".join(f.read_text() for f in (course / "submitted" / sid / a).glob("*.ipynb"))
+    hidden = hidden and {line for line in hidden if json.dumps(line)[1:-1] not in own}  # not the student's own code
+    files = [f for root in (course / "autograded" / sid / a, course / "feedback" / sid / a) if root.exists()
+             for f in root.rglob("*") if f.is_file()]
+    record = course / "grading" / "records" / a / f"{sid}.json"
+    files += [record] if record.exists() else []
+    for f in files:
+        text = f.read_bytes().decode("utf-8", "replace")
+        if any(x in text for x in forms):
+            canary_files.append(str(f.relative_to(course)))
+        if f.suffix == ".ipynb":
+            for pat in NOTE_PATTERNS:
+                notes += re.findall(pat, text)
+        if "feedback" in f.parts:
+            if re.search(r"<script[^>]*>\s*/\*RTXSS|onerror=\"/\*RTXSS", text):
+                leaks.append("script-in-feedback")
+            page = [html.unescape(re.sub(r"<[^>]+>", "", text))]
+            for block in re.findall(r"RTLEAK&lt;&lt;(.*?)&gt;&gt;|RTLEAK<<(.*?)>>", text, re.S):
+                block = html.unescape(block[0] or block[1])
+                page += decoded(block)
+                btag = block.split(" ", 1)[0]
+                if btag == "DIS" and not block.split(" ", 2)[1:2] == [] and \
+                        not block.split(" ", 2)[1].startswith(CHECK_MODULES):
+                    btag = "GRADER"  # the autograder package's own code, not the checks
+                if btag == "DIS" and len(block) > 80:
+                    leaks.append("check-code")
+                if btag in ("DIS", "GRADER", "STEP", "INPUTS", "ARGS", "SRCREV", "SRCB64", "FILE", "PROC") and len(block) > 80:
+                    printed.append(f"printed-{btag}")
+            for d in page[1:]:
+                if any(x in d for x in forms):
+                    leaks.append("canary")
+            for d in page:
+                if any(line in d for line in hidden) if hidden is not None else any(m in d for m in HIDDEN_MARKS):
+                    leaks.append("hidden-source")
+                if POLICY_ENV in d:
+                    leaks.append("sandbox-policy")
+    return dict(canary_files=sorted(set(canary_files)), leaks=sorted(set(leaks)),
+                printed=[f"{k}x{printed.count(k)}" for k in sorted(set(printed))], notes=sorted(set(n.strip() for n in notes)))
+
+
 def analyze(a, chosen, elapsed=None, grade_rc=None, tag=None):
     tag = tag or a
     out = REPO / "build" / "rtresults"
@@ -139,39 +211,11 @@ def analyze(a, chosen, elapsed=None, grade_rc=None, tag=None):
         pts = {k.split(":", 1)[1]: v for k, v in row.items() if k.startswith(a + ":")}
         mine = pts.get(e.exercise)
         others = sum(float(v or 0) for k, v in pts.items() if k != e.exercise)
-        canary_files, leaks, notes = [], [], []
-        files = [f for root in (COURSE / "autograded" / sid / a, COURSE / "feedback" / sid / a) if root.exists()
-                 for f in root.rglob("*") if f.is_file()]
-        record = COURSE / "grading" / "records" / a / f"{sid}.json"
-        files += [record] if record.exists() else []
-        for f in files:
-            text = f.read_bytes().decode("utf-8", "replace")
-            if any(x in text for x in forms):
-                canary_files.append(str(f.relative_to(COURSE)))
-            if f.suffix == ".ipynb":
-                for pat in NOTE_PATTERNS:
-                    notes += re.findall(pat, text)
-            if "feedback" in f.parts:
-                if re.search(r"<script[^>]*>\s*/\*RTXSS|onerror=\"/\*RTXSS", text):
-                    leaks.append("script-in-feedback")
-                for block in re.findall(r"RTLEAK&lt;&lt;(.*?)&gt;&gt;|RTLEAK<<(.*?)>>", text, re.S):
-                    block = html.unescape(block[0] or block[1])
-                    for d in decoded(block):
-                        if any(x in d for x in forms):
-                            leaks.append("canary")
-                        if any(m in d for m in HIDDEN_MARKS):
-                            leaks.append("hidden-source")
-                    btag = block.split(" ", 1)[0]
-                    if btag == "DIS" and not block.split(" ", 2)[1:2] == [] and \
-                            not block.split(" ", 2)[1].startswith("autograder.checks"):
-                        btag = "GRADER"  # the autograder package's own code, not the checks
-                    if btag in ("DIS", "GRADER", "STEP", "INPUTS", "ARGS", "SRCREV", "SRCB64", "FILE", "PROC") and len(block) > 80:
-                        leaks.append(f"printed-{btag}")
+        found = findings(COURSE, a, sid, forms)
+        found["leaks"] = found["leaks"] + found.pop("printed")
         results.append(dict(file=str(e.path.relative_to(REPO)), kind=e.kind, exercise=e.exercise, student=sid,
-                            points=mine, max_points=None, other_points=others, graded=bool(row),
-                            canary_files=sorted(set(canary_files)),
-                            leaks=[f"{k}x{leaks.count(k)}" if k.startswith("printed-") else k for k in sorted(set(leaks))],
-                            notes=sorted(set(n.strip() for n in notes)), in_integrity=(sid in integrity) if integrity else None))
+                            points=mine, max_points=None, other_points=others, graded=bool(row), **found,
+                            in_integrity=(sid in integrity) if integrity else None))
     planted = [p for p in PLANTED if Path(p).expanduser().exists()]
     summary = dict(assignment=a, course=str(COURSE), seconds=None if elapsed is None else round(elapsed, 1), grade_rc=grade_rc,
                    canary_in_command_output=any(x in logtext for x in forms), planted_files=planted, results=results)
