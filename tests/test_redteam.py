@@ -78,13 +78,7 @@ TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_hel
                      "04_stop_gradient/sign_ste__write_outside", "05_accumulation/lion__memory_hog",
                      "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files"}
-# Cases of the assignments still graded in the student's kernel (03-08, being moved to the judge) that fail here:
-# drop each mark when its assignment is judged
-NOT_JUDGED_YET = {"05_accumulation/accumulate__html_script_exfil",  # the student's <script> reaches the feedback
-                  "05_accumulation/lion__memory_hog",  # refused memory, no integrity.csv row
-                  "06_custom_functions/check_grad__dump_check_tables",  # the checks' code in the feedback
-                  "07_checkpointing/choose_segments__read_expected",  # 2 unearned points from the caller's frames
-                  "07_checkpointing/choose_segments__forward_peak_only"}  # judged on the forward peak only
+NOT_JUDGED_YET = set()
 
 
 def _key(entry):
@@ -178,7 +172,7 @@ def test_the_class_grade_of_each_red_team_cell(red_class, entry):
     """0 unearned points, 0 lost grades, every wrong answer caught, no leak, and integrity.csv names what tried
     the sandbox."""
     if entry.kind == "wrong" and entry.path.stem not in red_class["missed"][entry.assignment]:
-        return  # a visible test catches it: the tests cell fails, the points are lost (test above)
+        pytest.skip("a visible test catches it: the tests cell fails, its points are lost (test above)")
     sid, kind, group = red_class["student"][_key(entry)]
     a = entry.assignment
     record = red_class["records"][(a, sid)]
