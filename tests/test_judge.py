@@ -265,11 +265,17 @@ for name in ("autograder.grading.cases", "autograder.checks.a01_graphs", "autogr
         __import__(name)
     except ImportError:
         pass
+import importlib
+try:  # import_module raises no audit event for a module it cannot find
+    importlib.import_module("autograder.checks.a06b_forward_mode")
+except ImportError:
+    pass
 """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
     reported = [json.loads(line) for line in events.read_text().splitlines()]
     assert ["import", "autograder.checks.a01_graphs"] in reported
     assert ["import", "autograder.grading.exercises.a09_gpu"] in reported
+    assert ["import", "autograder.checks.a06b_forward_mode"] in reported
     assert not any(detail.startswith("autograder.grading.cases") for _, detail in reported), reported
     from autograder import integrity
     assert any(sign in "imported outside its allowance (the grader's modules ...)" for sign in integrity.TAMPER_SIGNS)

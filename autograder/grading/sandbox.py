@@ -317,16 +317,28 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
                     emit("signal", f"{event}({args[0]}, {args[1]})")
             elif event in _PROCESS_EVENTS:
                 emit("process", event)
-            elif event == "import" and grader_modules is not None:
-                name = str(args[0])
-                if name.split(".")[0] == "autograder" and name not in grader_modules:
-                    emit("import", name)
+            elif event == "import":
+                outside_allowance(str(args[0]))
             elif event == "sqlite3.connect":
                 emit("database", os.fsdecode(args[0]) if not isinstance(args[0], int) else str(args[0]))
         except Exception:  # an audit hook that raises would break the student's call
             pass
 
+    def outside_allowance(name):
+        if armed[0] and grader_modules is not None and name.split(".")[0] == "autograder" and name not in grader_modules:
+            emit("import", name)
+
+    class GraderImports:
+        """``importlib.import_module`` raises no audit event for a module it cannot find: a finder sees it."""
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            try:
+                outside_allowance(name)
+            except Exception:  # as in the hook: never break the student's import
+                pass
+
     sys.addaudithook(hook)
+    sys.meta_path.insert(0, GraderImports)
     return lambda: armed.__setitem__(0, True)
 
 
