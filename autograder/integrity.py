@@ -14,7 +14,8 @@ Static, on each ``submitted/<student>/<assignment>/<notebook>.ipynb`` against th
 
 From grading (``grading/records``): ``tampering while graded``: cells that passed in the kernel
 but not in the clean re-run, course modules the code replaced, writes outside its folder,
-database connections, signals, files named like the grader's packages; ``normalised before
+database connections, signals, files named like the grader's packages, imports of the grader's modules;
+``stopped at a limit``: the sandbox's memory, process or time limit reached; ``normalised before
 grading``: what the grader changed in its copy of the notebook so that nbgrader could grade it
 (``autograder.grading.scoring.normalise``: the release's nbgrader metadata put back, cells claiming a
 graded role the release does not have turned into ordinary cells).
@@ -28,6 +29,8 @@ TAMPER_SIGNS = ("failed verification", "restored before the tests ran", "outside
                 "sent signals", "named like the grader's packages", "changed files outside", "the judge saw",
                "outside its allowance", "tried to read the course", "permissions or owners outside",
                "symbolic links in its folder")
+# the sandbox's limits reached (memory, processes, time): honest code can do it too, so a category of its own
+LIMIT_SIGNS = ("the grader stopped", "the grader killed")
 
 
 def _nbgrader(cell):
@@ -122,6 +125,9 @@ def integrity(course, output=None):
             elif any(sign in note for sign in TAMPER_SIGNS):
                 findings.append({"student": student, "assignment": assignment, "notebook": "",
                                  "category": "tampering while graded", "cell": "", "detail": note})
+            elif any(sign in note for sign in LIMIT_SIGNS):
+                findings.append({"student": student, "assignment": assignment, "notebook": "",
+                                 "category": "stopped at a limit", "cell": "", "detail": note})
     output = Path(output or course.reports / "integrity.csv")
     output.parent.mkdir(parents=True, exist_ok=True)
     with open(output, "w", newline="") as f:

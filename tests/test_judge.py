@@ -385,6 +385,30 @@ def test_a_check_with_named_cases_earns_the_points_of_the_cases_that_pass():
                               "50000 additions")
 
 
+def test_a_wrong_answer_right_on_a_chain_earns_nothing_for_the_deep_graph():
+    """The red team's depth by the widest child is right on a chain only: the deep graph tests that a right answer
+    scales, so it is not graded while the smaller graphs fail (the answer earns 0, not the deep case's share)."""
+    from autograder.grading.exercises import a01_graphs
+    namespace, setup = _setup_namespace("01_graphs")
+    exec((ROOT / "tests" / "redteam" / "01_graphs" / "wrong" / "depth__widest_child.py").read_text(), namespace)
+    student = judge.Student(_in_process(namespace), setup)
+    a01_graphs.depth(student)
+    points, table, message = judge.score_cases(student.cases, 3.0)
+    assert points == 0, table
+    assert "not graded until the smaller graphs pass" in student.cases[-1][2]
+
+
+def test_hypots_constant_input_case_fails_a_backward_that_ignores_grad_output():
+    """Each case of Hypot passes a gradient other than ones, so a backward that ignores grad_output earns none."""
+    from autograder.grading.exercises import a02_backward
+    namespace, setup = _setup_namespace("02_backward")
+    source = (ROOT / "tests" / "redteam" / "02_backward" / "hostile" / "hypot__patch_gradcheck.py").read_text()
+    exec(source[source.index("class Hypot"):], namespace)
+    student = judge.Student(_in_process(namespace), setup)
+    a02_backward.hypot(student)
+    assert judge.score_cases(student.cases, 2.0)[0] == 0, student.cases
+
+
 def test_sum_to_wrong_answers_lose_the_broadcasting_cases_they_get_wrong():
     from autograder.grading.exercises import a02_backward
     namespace, setup = _setup_namespace("02_backward")

@@ -78,7 +78,14 @@ TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_hel
                      "04_stop_gradient/sign_ste__write_outside", "05_accumulation/lion__memory_hog",
                      "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files"}
-NOT_JUDGED_YET = set()
+# What the judge cannot see: the student's process computes its answer as it likes, and a right answer made by
+# the student edition's own library code (through a copy the block on the original misses) or with Python's
+# recursion limit raised is the same data as the student's own. Strict: a fix turns these into failures to drop.
+KNOWN_LIMITS = {
+    "02_backward/sum_to__checks_helper": "a renamed copy of Tensor.sum_to_size (the student edition needs it)",
+    "07b_compile/dead_nodes__library_pass_on_copy": "a renamed copy of passes.eliminate_dead_code run on a copy",
+    "07b_compile/dead_nodes__pin_recursion_limit": "recursion under a raised, pinned recursion limit",
+}
 
 
 def _key(entry):
@@ -162,8 +169,8 @@ def _hidden_lines(assignment):
 
 def _case(entry):
     marks = [pytest.mark.slow]
-    if _key(entry) in NOT_JUDGED_YET:
-        marks.append(pytest.mark.xfail(strict=True, reason="assignment not judged yet"))
+    if _key(entry) in KNOWN_LIMITS:
+        marks.append(pytest.mark.xfail(strict=True, reason=f"known limit: {KNOWN_LIMITS[_key(entry)]}"))
     return pytest.param(entry, id=_key(entry), marks=marks)
 
 

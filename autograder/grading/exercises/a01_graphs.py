@@ -20,11 +20,15 @@ GROUPS = (("small graphs (leaves, constants, shared leaves, two outputs)", 2, (0
 
 
 def on_every_graph(check):
-    """The check ``check(student, what, recipe, t)`` of one graph, run on every graph, a named case per group."""
+    """The check ``check(student, what, recipe, t)`` of one graph, run on every graph, a named case per group.
+    The deep graph tests that a right answer scales: it earns its points only once the smaller graphs pass (a
+    wrong answer that happens to be right on a chain earns nothing for it)."""
     @functools.wraps(check)
     def run(student):
         for name, points, members in GROUPS:
             with student.case(name, points):
+                expect(members != (DEEP,) or not any(failure for *_, failure in student.cases),
+                       f"{name}: not graded until the smaller graphs pass (it tests that a right answer scales)")
                 for index in members:
                     what, t = cases.graph_01(index)
                     check(student, what, {"recipe": "graph_01", "graph": index}, t)

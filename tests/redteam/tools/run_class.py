@@ -168,7 +168,7 @@ def findings(course, a, sid, forms=None, hidden=None):
             for pat in NOTE_PATTERNS:
                 notes += re.findall(pat, text)
         if "feedback" in f.parts:
-            if re.search(r"<script[^>]*>\s*/\*RTXSS|onerror=\"/\*RTXSS", text):
+            if re.search(r"<script[^>]*>\s*/\*RTXSS|<[a-zA-Z][^<>]*onerror=\"/\*RTXSS", text):  # a tag, not escaped
                 leaks.append("script-in-feedback")
             page = [html.unescape(re.sub(r"<[^>]+>", "", text))]
             for block in re.findall(r"RTLEAK&lt;&lt;(.*?)&gt;&gt;|RTLEAK<<(.*?)>>", text, re.S):
