@@ -113,43 +113,55 @@ def swish_derivatives(x, beta, weights, second):
 
 @exercise("06_custom_functions:swish")
 def swish(student):
+    """Four named cases (partial credit): float64 values and first derivatives on every shape, second derivatives
+    (graded once the first are right), float32, and what save_for_backward owes the engine."""
     rng = np.random.default_rng(6)
-    for x_shape, beta_shape in SWISH_CASES:
-        x = rng.uniform(-2.0, 2.0, x_shape)
-        number = not isinstance(beta_shape, tuple)
-        beta = beta_shape if number else rng.uniform(0.5, 2.0, beta_shape)
-        what = f"Swish.apply(x of shape {x_shape}, " + (f"beta={beta})" if number else f"beta of shape {beta_shape})")
-        weights = rng.standard_normal(np.broadcast_shapes(x_shape, np.shape(beta)))
-        second = [rng.standard_normal(x_shape)] + ([] if number else [rng.standard_normal(beta_shape)])
-        got = student.call("Swish", function_case([tensor(x), beta if number else tensor(beta)], weights, second),
-                           observe="function_06", what=what)
-        expect(got["type"] == "Tensor", f"{what} must return a Tensor, got {got['type']}")
-        expect_array(got["value"], x / (1 + np.exp(-beta * x)), f"{what}: forward")
-        raw = expect_function(got, what, "Swish", 2)
-        expect_raw(raw, 0, x_shape, what, "x")
-        if number:
-            expect(raw[1] is None, f"{what}: beta is a Python number, its gradient must be None, got {kind(raw[1])}")
-        else:
-            expect_raw(raw, 1, beta_shape, what, "beta", " (sum it with sum_to_size)")
-        ones, _ = swish_derivatives(x, beta, np.ones_like(weights), second)
-        for r, e, name in zip(raw, ones, ("x", "beta")):
-            expect_array(r, e, f"{what}: what backward returned for {name} (grad_output = ones)")
-        first, again = swish_derivatives(x, beta, weights, second)
-        expect_grads(got, list(zip(("x", "beta"), first)), what)
-        expect(got["second_error"] is None, f"{what}: {SECOND_HINT} (the second backward raised "
-                                            f"{got['second_error']})")
-        for g, e, name in zip(got["second"], again, ["x"] + ([] if number else ["beta"]) + ["grad_output"]):
-            try:
-                expect_array(g, e, f"d/d{name} of the first derivatives")
-            except AssertionError as err:
-                raise AssertionError(f"{what}: {SECOND_HINT}\n{err}") from None
-    got = student.call("Swish", function_case([tensor([0.5, -1.0], grad=False), tensor(1.0)], dtype="float32",
-                                              raw=False), observe="function_06", what="Swish on float32 tensors")
-    expect(got["type"] == "Tensor" and got["dtype"] == str(torch.float32),
-           f"Swish of float32 tensors should be float32, got {got.get('dtype', got['type'])}")
-    x, beta = rng.uniform(-2.0, 2.0, 3), rng.uniform(0.5, 2.0, ())
-    expected, _ = swish_derivatives(x, beta, np.ones(3), [np.zeros(3), np.zeros(())])
-    expect_saved(student, "Swish", [tensor(x), tensor(beta)], 0, expected, "Swish")
+    firsts = []  # (what, got, expected second derivatives, beta is a number) of every shape whose first ones passed
+    with student.case(f"float64 values and first derivatives ({len(SWISH_CASES)} shapes)", 2):
+        for x_shape, beta_shape in SWISH_CASES:
+            x = rng.uniform(-2.0, 2.0, x_shape)
+            number = not isinstance(beta_shape, tuple)
+            beta = beta_shape if number else rng.uniform(0.5, 2.0, beta_shape)
+            what = (f"Swish.apply(x of shape {x_shape}, "
+                    + (f"beta={beta})" if number else f"beta of shape {beta_shape})"))
+            weights = rng.standard_normal(np.broadcast_shapes(x_shape, np.shape(beta)))
+            second = [rng.standard_normal(x_shape)] + ([] if number else [rng.standard_normal(beta_shape)])
+            got = student.call("Swish", function_case([tensor(x), beta if number else tensor(beta)], weights, second),
+                               observe="function_06", what=what)
+            expect(got["type"] == "Tensor", f"{what} must return a Tensor, got {got['type']}")
+            expect_array(got["value"], x / (1 + np.exp(-beta * x)), f"{what}: forward")
+            raw = expect_function(got, what, "Swish", 2)
+            expect_raw(raw, 0, x_shape, what, "x")
+            if number:
+                expect(raw[1] is None,
+                       f"{what}: beta is a Python number, its gradient must be None, got {kind(raw[1])}")
+            else:
+                expect_raw(raw, 1, beta_shape, what, "beta", " (sum it with sum_to_size)")
+            ones, _ = swish_derivatives(x, beta, np.ones_like(weights), second)
+            for r, e, name in zip(raw, ones, ("x", "beta")):
+                expect_array(r, e, f"{what}: what backward returned for {name} (grad_output = ones)")
+            first, again = swish_derivatives(x, beta, weights, second)
+            expect_grads(got, list(zip(("x", "beta"), first)), what)
+            firsts.append((what, got, again, number))
+    with student.case("second derivatives (what gradgradcheck checks)"):
+        expect(len(firsts) == len(SWISH_CASES), "not graded until the first derivatives are right")
+        for what, got, again, number in firsts:
+            expect(got["second_error"] is None, f"{what}: {SECOND_HINT} (the second backward raised "
+                                                f"{got['second_error']})")
+            for g, e, name in zip(got["second"], again, ["x"] + ([] if number else ["beta"]) + ["grad_output"]):
+                try:
+                    expect_array(g, e, f"d/d{name} of the first derivatives")
+                except AssertionError as err:
+                    raise AssertionError(f"{what}: {SECOND_HINT}\n{err}") from None
+    with student.case("float32 in, float32 out"):
+        got = student.call("Swish", function_case([tensor([0.5, -1.0], grad=False), tensor(1.0)], dtype="float32",
+                                                  raw=False), observe="function_06", what="Swish on float32 tensors")
+        expect(got["type"] == "Tensor" and got["dtype"] == str(torch.float32),
+               f"Swish of float32 tensors should be float32, got {got.get('dtype', got['type'])}")
+    with student.case("tensors kept with save_for_backward (freed by backward, version-checked)"):
+        x, beta = rng.uniform(-2.0, 2.0, 3), rng.uniform(0.5, 2.0, ())
+        expected, _ = swish_derivatives(x, beta, np.ones(3), [np.zeros(3), np.zeros(())])
+        expect_saved(student, "Swish", [tensor(x), tensor(beta)], 0, expected, "Swish")
 
 
 # ---- Exercise 2: LogSumExp ------------------------------------------------------------------------------------------
