@@ -85,7 +85,11 @@ KNOWN_LIMITS = {
     "02_backward/sum_to__checks_helper": "a renamed copy of Tensor.sum_to_size (the student edition needs it)",
     "07b_compile/dead_nodes__library_pass_on_copy": "a renamed copy of passes.eliminate_dead_code run on a copy",
     "07b_compile/dead_nodes__pin_recursion_limit": "recursion under a raised, pinned recursion limit",
+    # the engine's own order through a renamed copy: right on some graph groups (0.8 of 4 points), or 0 when its
+    # fork storm slows the kernel past a call's time limit; so not strict
+    "02_backward/dfs_order__fork_storm": "a renamed copy of engine.topological_order, right on some graph groups",
 }
+UNSTEADY = {"02_backward/dfs_order__fork_storm"}
 
 
 def _key(entry):
@@ -170,7 +174,8 @@ def _hidden_lines(assignment):
 def _case(entry):
     marks = [pytest.mark.slow]
     if _key(entry) in KNOWN_LIMITS:
-        marks.append(pytest.mark.xfail(strict=True, reason=f"known limit: {KNOWN_LIMITS[_key(entry)]}"))
+        marks.append(pytest.mark.xfail(strict=_key(entry) not in UNSTEADY,
+                                       reason=f"known limit: {KNOWN_LIMITS[_key(entry)]}"))
     return pytest.param(entry, id=_key(entry), marks=marks)
 
 
