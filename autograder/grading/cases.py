@@ -990,18 +990,6 @@ def observe_01(what, fn, recipe, call):
         return _as_ids(got, leaves, lambda v: isinstance(v, torch.Tensor))
     if what == "trace":
         return _trace_01(fn, recipe["trace"], call)
-    if what in OBSERVERS_03:
-        return OBSERVERS_03[what](fn, context["recipe"], call)
-    if what in OBSERVERS_04:
-        return OBSERVERS_04[what](fn, context["recipe"], call)
-    if what in OBSERVERS_05:
-        return OBSERVERS_05[what](fn, context["recipe"], call)
-    if what in ("function_06", "saved_06", "check_grad_06"):
-        return observe_06(what, fn, context["recipe"], call)
-    if what.endswith("_07"):
-        return observe_07(what, fn, context["recipe"], call)
-    if what.endswith("_08"):
-        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -1157,18 +1145,6 @@ def observe_02(what, fn, recipe, call):
         with _blocked((engine.execute,), NO_ENGINE):
             got = call(fn, out, leaves[recipe["leaf"]])
         return {"type": type(got).__name__, "value": _array(got)}
-    if what in OBSERVERS_03:
-        return OBSERVERS_03[what](fn, context["recipe"], call)
-    if what in OBSERVERS_04:
-        return OBSERVERS_04[what](fn, context["recipe"], call)
-    if what in OBSERVERS_05:
-        return OBSERVERS_05[what](fn, context["recipe"], call)
-    if what in ("function_06", "saved_06", "check_grad_06"):
-        return observe_06(what, fn, context["recipe"], call)
-    if what.endswith("_07"):
-        return observe_07(what, fn, context["recipe"], call)
-    if what.endswith("_08"):
-        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -2159,18 +2135,6 @@ def observe_06(what, fn, recipe, call):
             return _saved_06(fn, recipe, call)
         if what == "check_grad_06":
             return _check_grad_06(fn, recipe, call)
-    if what in OBSERVERS_03:
-        return OBSERVERS_03[what](fn, context["recipe"], call)
-    if what in OBSERVERS_04:
-        return OBSERVERS_04[what](fn, context["recipe"], call)
-    if what in OBSERVERS_05:
-        return OBSERVERS_05[what](fn, context["recipe"], call)
-    if what in ("function_06", "saved_06", "check_grad_06"):
-        return observe_06(what, fn, context["recipe"], call)
-    if what.endswith("_07"):
-        return observe_07(what, fn, context["recipe"], call)
-    if what.endswith("_08"):
-        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -2410,18 +2374,6 @@ def observe_07(what, fn, recipe, call):
         with no_collection_07():
             got = call(fn, model, x, recipe["budget"])
         return {"type": type(got).__name__, "value": got if type(got) is int or got is None else None}
-    if what in OBSERVERS_03:
-        return OBSERVERS_03[what](fn, context["recipe"], call)
-    if what in OBSERVERS_04:
-        return OBSERVERS_04[what](fn, context["recipe"], call)
-    if what in OBSERVERS_05:
-        return OBSERVERS_05[what](fn, context["recipe"], call)
-    if what in ("function_06", "saved_06", "check_grad_06"):
-        return observe_06(what, fn, context["recipe"], call)
-    if what.endswith("_07"):
-        return observe_07(what, fn, context["recipe"], call)
-    if what.endswith("_08"):
-        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
@@ -2524,18 +2476,6 @@ def observe_08(what, fn, recipe, call):
         return _two_layer_08(fn, recipe, call)
     if what == "grad_norm_logger_08":
         return _logger_08(fn, call)
-    if what in OBSERVERS_03:
-        return OBSERVERS_03[what](fn, context["recipe"], call)
-    if what in OBSERVERS_04:
-        return OBSERVERS_04[what](fn, context["recipe"], call)
-    if what in OBSERVERS_05:
-        return OBSERVERS_05[what](fn, context["recipe"], call)
-    if what in ("function_06", "saved_06", "check_grad_06"):
-        return observe_06(what, fn, context["recipe"], call)
-    if what.endswith("_07"):
-        return observe_07(what, fn, context["recipe"], call)
-    if what.endswith("_08"):
-        return observe_08(what, fn, context["recipe"], call)
     raise ValueError(f"unknown observer {what!r}")
 
 
