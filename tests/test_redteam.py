@@ -72,12 +72,15 @@ PASSIVE = {"01_graphs/depth__frame_peek", "01_graphs/summarize__forbidden_copy",
            "06c_vmap/sum_rule__finished_rule", "07_checkpointing/choose_segments__read_expected",
            "07b_compile/dead_nodes__library_pass_on_copy"}
 # Hostile cells whose header says they try what the sandbox refuses (writes, reads or signals outside the
-# submission, memory past the cap) or import the grader's modules: each must be a row of integrity.csv.
+# submission) or import the grader's modules: each must be a row of integrity.csv.
 TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_helper",
                      "04_stop_gradient/fine_tune__fake_checks_package", "04_stop_gradient/gradient_penalty__kill_parent",
-                     "04_stop_gradient/sign_ste__write_outside", "05_accumulation/lion__memory_hog",
+                     "04_stop_gradient/sign_ste__write_outside",
                      "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files"}
+# Not here: 05_accumulation/lion__memory_hog. The address-space cap refuses its allocations with a MemoryError inside
+# its own process (which it catches); it is a row ("stopped at a limit") only when the worker's total-memory watch
+# stops its processes, which depends on timing (one run in two here).
 # What the judge cannot see: the student's process computes its answer as it likes, and a right answer made by
 # the student edition's own library code (through a copy the block on the original misses) or with Python's
 # recursion limit raised is the same data as the student's own. Strict: a fix turns these into failures to drop.
