@@ -230,17 +230,9 @@ def test_03_checks_refuse_the_hessian_helpers_and_measure_what_the_node_saved(mo
                                                                                              tuple(vectors))[1]))
     assert functional.hvp.__code__.co_name == "hvp", "restored afterwards"
 
-    class LeakyReLU(Function):  # saves x (8 bytes an element), not the mask
-        @staticmethod
-        def forward(ctx, x, negative_slope):
-            ctx.save_for_backward(x)
-            ctx.negative_slope = negative_slope
-            return chibigrad.where(x > 0, x, x * negative_slope)
-
-        @staticmethod
-        def backward(ctx, grad):
-            x, = ctx.saved_tensors
-            return chibigrad.where(x > 0, grad, grad * ctx.negative_slope), None
+    namespace = {"torch": chibigrad, "Function": Function}  # the corpus's LeakyReLU that saves x, not the mask
+    exec((NOTEBOOKS / "wrong_answers" / "03_graph_lifetime" / "leaky_relu__saves_input.py").read_text(), namespace)
+    LeakyReLU = namespace["LeakyReLU"]
 
     real = chibigrad.memory.saved
     monkeypatch.setattr(chibigrad.memory, "saved", lambda: real() - 7)  # one byte an element on the first case
@@ -1147,18 +1139,7 @@ def test_08_train_is_measured_with_the_engines_memory_counters(monkeypatch):
     fake.reset_peak = lambda: None
     monkeypatch.setattr(chibigrad, "memory", fake)
     monkeypatch.setitem(sys.modules, "chibigrad.memory", fake)
-    student = _in_process_student("""
-from chibigrad import optim
-
-def train(model, inputs, targets, steps, lr=0.1):
-    optimizer, history = optim.SGD(model.parameters(), lr=lr), []
-    for step in range(steps):
-        optimizer.zero_grad()
-        loss = (model(inputs) - targets).pow(2).mean()
-        loss.backward(retain_graph=True)
-        optimizer.step()
-        history.append(loss.item())
-    return history
-""")
+    student = _in_process_student("from chibigrad import optim\n" + (
+        NOTEBOOKS / "wrong_answers" / "08_debugging" / "train__keeps_retain_graph.py").read_text())
     with pytest.raises(AssertionError, match="at its peak training held .* but one step needs"):
         a08_debugging.train(student)
