@@ -883,7 +883,7 @@ def test_self_grade_grades_one_notebook_with_the_hidden_tests_and_leaves_it_alon
     assert result.returncode == 0, result.stdout + result.stderr
     assert path.read_bytes() == before
     lines = result.stdout.splitlines()
-    assert any(re.match(r"\s+summarize\s+0 / 2\s+AssertionError: hidden case 'small graphs .*' failed", line)
+    assert any(re.match(r"\s+summarize\s+0 / 2\s+AssertionError: hidden case 'small graphs .*' failed: summarize on \S+", line)
                for line in lines), result.stdout
     for exercise, points in exercises("01_graphs").items():
         if exercise != "summarize":

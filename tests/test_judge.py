@@ -381,7 +381,7 @@ def test_a_check_with_named_cases_earns_the_points_of_the_cases_that_pass():
                                   "  small graphs (leaves, constants, shared leaves, two outputs): 1/1",
                                   "  larger graphs (12 diamonds in a row, random graphs, a freed graph): 0.5/0.5",
                                   "  deep graph (a chain of 50,000 additions): 0/0.5"]
-    assert message.startswith("hidden case 'deep graph (a chain of 50,000 additions)' failed:\nwalk on a chain of "
+    assert message.startswith("hidden case 'deep graph (a chain of 50,000 additions)' failed: walk on a chain of "
                               "50000 additions")
 
 
@@ -428,7 +428,7 @@ def test_case_points_are_shared_out_in_proportion_and_a_failure_outside_a_case_c
     cases = [("a", 1, None), ("b", 2, "b: got 1, expected 2"), ("c", 1, "c: wrong"), ("d", 2, None)]
     points, table, message = judge.score_cases(cases, 3.0)
     assert points == 1.5 and table.splitlines()[1:] == ["  a: 0.5/0.5", "  b: 0/1", "  c: 0/0.5", "  d: 1/1"]
-    assert message == "hidden case 'b' failed (1 more failed: their points are listed above):\nb: got 1, expected 2"
+    assert message == "hidden case 'b' failed: b: got 1, expected 2\n(1 more failed: their points are listed above)"
     student = judge.Student(lambda r, t: (None, "took longer than 30 s (an endless loop?)"))
     with student.case("slow"):
         student.call("walk", {"recipe": "args", "args": []})

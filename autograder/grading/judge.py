@@ -239,8 +239,9 @@ def score_cases(cases, max_points):
     if not failed:
         return earned, "\n".join(lines), None
     (name, failure), more = failed[0], len(failed) - 1
-    others = f" ({more} more failed: their points are listed above)" if more else ""
-    return earned, "\n".join(lines), f"hidden case {name!r} failed{others}:\n{failure}"
+    first, _, rest = failure.partition("\n")  # the reason on the first line: `make grade` prints only that one
+    others = f"\n({more} more failed: their points are listed above)" if more else ""
+    return earned, "\n".join(lines), f"hidden case {name!r} failed: {first}" + (rest and "\n" + rest) + others
 
 
 class JudgeMixin:
