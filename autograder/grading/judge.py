@@ -42,7 +42,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute, SaveAutoGrades
 from nbclient.util import ensure_async, run_sync
 
-from . import protocol, sandbox
+from . import protocol, rules, sandbox
 
 EXERCISES = Path(__file__).resolve().parent / "exercises"
 # what the student process may import of the grader; importing anything else is an integrity.csv row
@@ -51,6 +51,7 @@ STUDENT_MODULES = ["autograder", "autograder.grading", "autograder.grading.runne
 RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
 DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
+_RULES = {}  # "<assignment>:<exercise id>" -> the rules on its source (``rules.broken_rules``'s keywords)
 JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
 NOT_GRADED = "judge_not_graded"  # resources key: {grade_id: why} of cells whose points stay blank
 PARTIAL = "judge_partial"  # resources key: {grade_id: (points earned, the verdict's message)} of partial credit
@@ -61,10 +62,14 @@ class NotGraded(Exception):
     GPU): the cell's points are recorded as not graded (blank), never 0 and never full."""
 
 
-def exercise(key):
-    """Register ``check(student)`` as the hidden check of ``"<assignment>:<exercise id>"``."""
+def exercise(key, forbids=(), no_recursion=False):
+    """Register ``check(student)`` as the hidden check of ``"<assignment>:<exercise id>"``. ``forbids``: names
+    of the library's implementation of the exercise; ``no_recursion``: the exercise forbids recursion. Both are
+    rules on the notebook's source, which the judge reads as data (``rules``): breaking one scores the cell 0."""
     def register(check):
         _REGISTRY[key] = check
+        if forbids or no_recursion:
+            _RULES[key] = {"forbids": tuple(forbids), "no_recursion": no_recursion}
         return check
     return register
 
@@ -80,6 +85,19 @@ def check_for(assignment, exercise_id):
         return None
     importlib.import_module(f"autograder.grading.exercises.a{assignment}")
     return _REGISTRY.get(f"{assignment}:{exercise_id}")
+
+
+def rules_for(assignment, exercise_id):
+    """The rules an exercise declared on its source (``exercise``'s keywords), ``{}`` when none."""
+    return _RULES.get(f"{assignment}:{exercise_id}", {}) if check_for(assignment, exercise_id) else {}
+
+
+def assignment_rules(assignment):
+    """Whether any exercise of a judged assignment declares rules on its source."""
+    if not judged(assignment):
+        return False
+    importlib.import_module(f"autograder.grading.exercises.a{assignment}")
+    return any(key.startswith(f"{assignment}:") for key in _RULES)
 
 
 def expect(condition, message):
@@ -253,6 +271,8 @@ class JudgeMixin:
         self._setup = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and
                                 c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup")
         self.judged_cells = {}
+        self._sources = rules.student_cells(nb) if self._assignment else []
+        self._dynamic_noted = False
         return super().preprocess(nb, resources, km)
 
     def kernel_env(self):
@@ -276,6 +296,16 @@ class JudgeMixin:
         check = check_for(self._assignment, grade_id[:-len("-tests")])
         if check is None or any(o.output_type == "error" for o in cell.outputs):
             return cell, resources  # the visible tests failed (or the kernel stopped): nothing to add
+        self._note_dynamic_access()
+        exercise_id = grade_id[:-len("-tests")]
+        broken = rules.broken_rules(self._sources, exercise_id, **rules_for(self._assignment, exercise_id))
+        if broken:
+            for why in broken:
+                self.judge_note(f"cell {grade_id}: {JUDGE_SAW} a rule of the exercise broken: the notebook {why}")
+            cell.outputs.append(verdict_output("0 points: the notebook " + "; it ".join(broken) + ". The exercise's "
+                                               "text states this rule; the judge reads your code, it does not run it."))
+            self.judged_cells[grade_id] = {"ok": False, "calls": 0, "seconds": 0.0, "broken_rules": broken}
+            return cell, resources
         begin = time.monotonic()
         student = Student(run_sync(self._async_ask), self._setup)
         try:
@@ -299,6 +329,17 @@ class JudgeMixin:
         for problem in student.suspicious:
             self.judge_note(f"cell {grade_id}: {JUDGE_SAW} {problem}")
         return cell, resources
+
+    def _note_dynamic_access(self):
+        """Once per notebook of an assignment whose exercises have rules on their source: the ways its code
+        reaches objects without naming them, which those rules cannot judge (integrity.csv, never scored)."""
+        if self._dynamic_noted or not assignment_rules(self._assignment):
+            return
+        self._dynamic_noted = True
+        found = rules.dynamic_access(self._sources)
+        if found:
+            self.judge_note(f"{JUDGE_SAW} code that reaches objects without naming them, which the source rules "
+                            f"cannot judge (read it): {', '.join(found)}")
 
     def _not_graded(self, cell, resources, grade_id, reason):
         """Leave the cell's points blank (``JudgedSaveAutoGrades``) and tell the student why, once."""
