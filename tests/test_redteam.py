@@ -78,9 +78,9 @@ TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_hel
                      "04_stop_gradient/sign_ste__write_outside",
                      "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files"}
-# Not here: 05_accumulation/lion__memory_hog. The address-space cap refuses its allocations with a MemoryError inside
-# its own process (which it catches); it is a row ("stopped at a limit") only when the worker's total-memory watch
-# stops its processes, which depends on timing (one run in two here).
+# A memory hog whose allocations the address-space cap refuses catches its own MemoryError: the judge reads the
+# kernel's peak address space and cap from /proc after each cell (judge.kernel_memory) and writes the row.
+STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog"}
 # Hostile cells that answer with the student edition's own library code through a renamed copy, or recurse under a
 # raised, pinned recursion limit: the judge reads the source as data (autograder/grading/rules.py), scores the
 # exercise 0 and writes an integrity.csv row.
@@ -200,7 +200,7 @@ def test_the_class_grade_of_each_red_team_cell(red_class, entry):
                 assert points[exercise] == most, f"{sid}: lost the points of {exercise}: {points}"
     found = run_class.findings(red_class["course"], a, sid, hidden=_hidden_lines(a))
     assert not found["canary_files"] and not found["leaks"], (sid, found)
-    if _key(entry) in TRIES_THE_SANDBOX | BREAKS_A_SOURCE_RULE:
+    if _key(entry) in TRIES_THE_SANDBOX | BREAKS_A_SOURCE_RULE | STOPPED_AT_THE_CAP:
         assert sid in red_class["integrity"], f"{sid} is not in integrity.csv"
 
 

@@ -53,6 +53,7 @@ DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
 _RULES = {}  # "<assignment>:<exercise id>" -> the rules on its source (``rules.broken_rules``'s keywords)
 JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
+CAP_MARGIN = 1 / 8  # a kernel whose peak address space came this close to its cap had allocations refused
 NOT_GRADED = "judge_not_graded"  # resources key: {grade_id: why} of cells whose points stay blank
 PARTIAL = "judge_partial"  # resources key: {grade_id: (points earned, the verdict's message)} of partial credit
 
@@ -122,6 +123,26 @@ def expect_array(got, expected, what, tol=1e-8):
         raise AssertionError(f"{what}: wrong values at {len(wrong)} of {got.size} positions; the first, {first}: "
                              f"got {got[first]:.6g}, expected {expected[first]:.6g}\n got:\n"
                              f"{np.array2string(got, **show)}\n expected:\n{np.array2string(expected, **show)}")
+
+
+def kernel_memory(pid):
+    """``(peak address space, its cap)`` in bytes of a running process, read from outside it (``/proc``: what it
+    does inside, catching its own MemoryError included, cannot change them); ``(None, None)`` where unreadable,
+    the cap None where unlimited."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        limits = Path(f"/proc/{pid}/limits").read_text()
+    except (OSError, TypeError):
+        return None, None
+    peak = next((int(line.split()[1]) << 10 for line in status.splitlines() if line.startswith("VmPeak:")), None)
+    cap = next((line.split()[3] for line in limits.splitlines() if line.startswith("Max address space")), None)
+    return peak, (int(cap) if cap and cap.isdigit() else None)
+
+
+def reached_cap(peak, cap):
+    """Whether a peak address space shows the cap refused allocations: it cannot pass the cap, and a refused
+    one leaves it within the size of that allocation below (an allocation larger than the margin stays unseen)."""
+    return bool(peak and cap) and peak >= cap * (1 - CAP_MARGIN)
 
 
 class Student:
@@ -273,7 +294,13 @@ class JudgeMixin:
         self.judged_cells = {}
         self._sources = rules.student_cells(nb) if self._assignment else []
         self._dynamic_noted = False
-        return super().preprocess(nb, resources, km)
+        self._kernel_peak = None
+        result = super().preprocess(nb, resources, km)
+        if reached_cap(*(self._kernel_peak or (None, None))):
+            peak, cap = self._kernel_peak
+            self.judge_note(f"the grader stopped the kernel's allocations at its address-space cap (peak "
+                            f"{peak >> 20} MB of {cap >> 20} MB): the notebook ran out of memory, whatever it printed")
+        return result
 
     def kernel_env(self):
         """The kernel's environment: for a judged assignment only the allowlisted variables
@@ -290,6 +317,7 @@ class JudgeMixin:
 
     def preprocess_cell(self, cell, resources, index):
         cell, resources = super().preprocess_cell(cell, resources, index)
+        self._read_kernel_memory()
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
         if not (self._assignment and grade_id.endswith("-tests") and cell.cell_type == "code"):
             return cell, resources
@@ -329,6 +357,14 @@ class JudgeMixin:
         for problem in student.suspicious:
             self.judge_note(f"cell {grade_id}: {JUDGE_SAW} {problem}")
         return cell, resources
+
+    def _read_kernel_memory(self):
+        """Keep the kernel's peak address space and cap, read from outside after each cell (the peak only grows;
+        the last reading before the kernel ends is the one that counts)."""
+        pid = getattr(getattr(getattr(self, "km", None), "provisioner", None), "pid", None)
+        peak, cap = kernel_memory(pid)
+        if peak:
+            self._kernel_peak = (peak, cap)
 
     def _note_dynamic_access(self):
         """Once per notebook of an assignment whose exercises have rules on their source: the ways its code
