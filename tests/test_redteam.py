@@ -78,21 +78,16 @@ TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_hel
                      "04_stop_gradient/sign_ste__write_outside",
                      "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files"}
-# Not here: 05_accumulation/lion__memory_hog. The address-space cap refuses its allocations with a MemoryError inside
-# its own process (which it catches); it is a row ("stopped at a limit") only when the worker's total-memory watch
-# stops its processes, which depends on timing (one run in two here).
-# What the judge cannot see: the student's process computes its answer as it likes, and a right answer made by
-# the student edition's own library code (through a copy the block on the original misses) or with Python's
-# recursion limit raised is the same data as the student's own. Strict: a fix turns these into failures to drop.
-KNOWN_LIMITS = {
-    "02_backward/sum_to__checks_helper": "a renamed copy of Tensor.sum_to_size (the student edition needs it)",
-    "07b_compile/dead_nodes__library_pass_on_copy": "a renamed copy of passes.eliminate_dead_code run on a copy",
-    "07b_compile/dead_nodes__pin_recursion_limit": "recursion under a raised, pinned recursion limit",
-    # the engine's own order through a renamed copy: right on some graph groups (0.8 of 4 points), or 0 when its
-    # fork storm slows the kernel past a call's time limit; so not strict
-    "02_backward/dfs_order__fork_storm": "a renamed copy of engine.topological_order, right on some graph groups",
-}
-UNSTEADY = {"02_backward/dfs_order__fork_storm"}
+# A memory hog whose allocations the address-space cap refuses catches its own MemoryError: the judge reads the
+# kernel's peak address space and cap from /proc after each cell (judge.kernel_memory) and writes the row.
+STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog"}
+# Hostile cells that answer with the student edition's own library code through a renamed copy, or recurse under a
+# raised, pinned recursion limit: the judge reads the source as data (autograder/grading/rules.py), scores the
+# exercise 0 and writes an integrity.csv row.
+BREAKS_A_SOURCE_RULE = {"02_backward/sum_to__checks_helper", "02_backward/dfs_order__fork_storm",
+                        "07b_compile/dead_nodes__library_pass_on_copy", "07b_compile/dead_nodes__pin_recursion_limit"}
+# Tricks that still earn points, with why (strict xfail: a fix turns them into failures to drop). None today.
+KNOWN_LIMITS = {}
 
 
 def _key(entry):
@@ -177,8 +172,7 @@ def _hidden_lines(assignment):
 def _case(entry):
     marks = [pytest.mark.slow]
     if _key(entry) in KNOWN_LIMITS:
-        marks.append(pytest.mark.xfail(strict=_key(entry) not in UNSTEADY,
-                                       reason=f"known limit: {KNOWN_LIMITS[_key(entry)]}"))
+        marks.append(pytest.mark.xfail(strict=True, reason=f"known limit: {KNOWN_LIMITS[_key(entry)]}"))
     return pytest.param(entry, id=_key(entry), marks=marks)
 
 
@@ -206,7 +200,7 @@ def test_the_class_grade_of_each_red_team_cell(red_class, entry):
                 assert points[exercise] == most, f"{sid}: lost the points of {exercise}: {points}"
     found = run_class.findings(red_class["course"], a, sid, hidden=_hidden_lines(a))
     assert not found["canary_files"] and not found["leaks"], (sid, found)
-    if _key(entry) in TRIES_THE_SANDBOX:
+    if _key(entry) in TRIES_THE_SANDBOX | BREAKS_A_SOURCE_RULE | STOPPED_AT_THE_CAP:
         assert sid in red_class["integrity"], f"{sid} is not in integrity.csv"
 
 

@@ -42,7 +42,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute, SaveAutoGrades
 from nbclient.util import ensure_async, run_sync
 
-from . import protocol, sandbox
+from . import protocol, rules, sandbox
 
 EXERCISES = Path(__file__).resolve().parent / "exercises"
 # what the student process may import of the grader; importing anything else is an integrity.csv row
@@ -51,7 +51,9 @@ STUDENT_MODULES = ["autograder", "autograder.grading", "autograder.grading.runne
 RUNNER_MODULES = ("__init__.py", "grading/__init__.py", "grading/runner.py", "grading/protocol.py", "grading/cases.py")
 DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
+_RULES = {}  # "<assignment>:<exercise id>" -> the rules on its source (``rules.broken_rules``'s keywords)
 JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
+CAP_MARGIN = 1 / 8  # a kernel whose peak address space came this close to its cap had allocations refused
 NOT_GRADED = "judge_not_graded"  # resources key: {grade_id: why} of cells whose points stay blank
 PARTIAL = "judge_partial"  # resources key: {grade_id: (points earned, the verdict's message)} of partial credit
 
@@ -61,10 +63,14 @@ class NotGraded(Exception):
     GPU): the cell's points are recorded as not graded (blank), never 0 and never full."""
 
 
-def exercise(key):
-    """Register ``check(student)`` as the hidden check of ``"<assignment>:<exercise id>"``."""
+def exercise(key, forbids=(), no_recursion=False):
+    """Register ``check(student)`` as the hidden check of ``"<assignment>:<exercise id>"``. ``forbids``: names
+    of the library's implementation of the exercise; ``no_recursion``: the exercise forbids recursion. Both are
+    rules on the notebook's source, which the judge reads as data (``rules``): breaking one scores the cell 0."""
     def register(check):
         _REGISTRY[key] = check
+        if forbids or no_recursion:
+            _RULES[key] = {"forbids": tuple(forbids), "no_recursion": no_recursion}
         return check
     return register
 
@@ -80,6 +86,19 @@ def check_for(assignment, exercise_id):
         return None
     importlib.import_module(f"autograder.grading.exercises.a{assignment}")
     return _REGISTRY.get(f"{assignment}:{exercise_id}")
+
+
+def rules_for(assignment, exercise_id):
+    """The rules an exercise declared on its source (``exercise``'s keywords), ``{}`` when none."""
+    return _RULES.get(f"{assignment}:{exercise_id}", {}) if check_for(assignment, exercise_id) else {}
+
+
+def assignment_rules(assignment):
+    """Whether any exercise of a judged assignment declares rules on its source."""
+    if not judged(assignment):
+        return False
+    importlib.import_module(f"autograder.grading.exercises.a{assignment}")
+    return any(key.startswith(f"{assignment}:") for key in _RULES)
 
 
 def expect(condition, message):
@@ -104,6 +123,26 @@ def expect_array(got, expected, what, tol=1e-8):
         raise AssertionError(f"{what}: wrong values at {len(wrong)} of {got.size} positions; the first, {first}: "
                              f"got {got[first]:.6g}, expected {expected[first]:.6g}\n got:\n"
                              f"{np.array2string(got, **show)}\n expected:\n{np.array2string(expected, **show)}")
+
+
+def kernel_memory(pid):
+    """``(peak address space, its cap)`` in bytes of a running process, read from outside it (``/proc``: what it
+    does inside, catching its own MemoryError included, cannot change them); ``(None, None)`` where unreadable,
+    the cap None where unlimited."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        limits = Path(f"/proc/{pid}/limits").read_text()
+    except (OSError, TypeError):
+        return None, None
+    peak = next((int(line.split()[1]) << 10 for line in status.splitlines() if line.startswith("VmPeak:")), None)
+    cap = next((line.split()[3] for line in limits.splitlines() if line.startswith("Max address space")), None)
+    return peak, (int(cap) if cap and cap.isdigit() else None)
+
+
+def reached_cap(peak, cap):
+    """Whether a peak address space shows the cap refused allocations: it cannot pass the cap, and a refused
+    one leaves it within the size of that allocation below (an allocation larger than the margin stays unseen)."""
+    return bool(peak and cap) and peak >= cap * (1 - CAP_MARGIN)
 
 
 class Student:
@@ -254,7 +293,15 @@ class JudgeMixin:
         self._setup = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and
                                 c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup")
         self.judged_cells = {}
-        return super().preprocess(nb, resources, km)
+        self._sources = rules.student_cells(nb) if self._assignment else []
+        self._dynamic_noted = False
+        self._kernel_peak = None
+        result = super().preprocess(nb, resources, km)
+        if reached_cap(*(self._kernel_peak or (None, None))):
+            peak, cap = self._kernel_peak
+            self.judge_note(f"the grader stopped the kernel's allocations at its address-space cap (peak "
+                            f"{peak >> 20} MB of {cap >> 20} MB): the notebook ran out of memory, whatever it printed")
+        return result
 
     def kernel_env(self):
         """The kernel's environment: for a judged assignment only the allowlisted variables
@@ -271,12 +318,23 @@ class JudgeMixin:
 
     def preprocess_cell(self, cell, resources, index):
         cell, resources = super().preprocess_cell(cell, resources, index)
+        self._read_kernel_memory()
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
         if not (self._assignment and grade_id.endswith("-tests") and cell.cell_type == "code"):
             return cell, resources
         check = check_for(self._assignment, grade_id[:-len("-tests")])
         if check is None or any(o.output_type == "error" for o in cell.outputs):
             return cell, resources  # the visible tests failed (or the kernel stopped): nothing to add
+        self._note_dynamic_access()
+        exercise_id = grade_id[:-len("-tests")]
+        broken = rules.broken_rules(self._sources, exercise_id, **rules_for(self._assignment, exercise_id))
+        if broken:
+            for why in broken:
+                self.judge_note(f"cell {grade_id}: {JUDGE_SAW} a rule of the exercise broken: the notebook {why}")
+            cell.outputs.append(verdict_output("0 points: the notebook " + "; it ".join(broken) + ". The exercise's "
+                                               "text states this rule; the judge reads your code, it does not run it."))
+            self.judged_cells[grade_id] = {"ok": False, "calls": 0, "seconds": 0.0, "broken_rules": broken}
+            return cell, resources
         begin = time.monotonic()
         student = Student(run_sync(self._async_ask), self._setup)
         try:
@@ -300,6 +358,25 @@ class JudgeMixin:
         for problem in student.suspicious:
             self.judge_note(f"cell {grade_id}: {JUDGE_SAW} {problem}")
         return cell, resources
+
+    def _read_kernel_memory(self):
+        """Keep the kernel's peak address space and cap, read from outside after each cell (the peak only grows;
+        the last reading before the kernel ends is the one that counts)."""
+        pid = getattr(getattr(getattr(self, "km", None), "provisioner", None), "pid", None)
+        peak, cap = kernel_memory(pid)
+        if peak:
+            self._kernel_peak = (peak, cap)
+
+    def _note_dynamic_access(self):
+        """Once per notebook of an assignment whose exercises have rules on their source: the ways its code
+        reaches objects without naming them, which those rules cannot judge (integrity.csv, never scored)."""
+        if self._dynamic_noted or not assignment_rules(self._assignment):
+            return
+        self._dynamic_noted = True
+        found = rules.dynamic_access(self._sources)
+        if found:
+            self.judge_note(f"{JUDGE_SAW} code that reaches objects without naming them, which the source rules "
+                            f"cannot judge (read it): {', '.join(found)}")
 
     def _not_graded(self, cell, resources, grade_id, reason):
         """Leave the cell's points blank (``JudgedSaveAutoGrades``) and tell the student why, once."""

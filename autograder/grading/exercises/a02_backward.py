@@ -31,7 +31,7 @@ def _numpy_sum_to(g, shape):
     return g.sum(axis=dims, keepdims=True) if dims else g
 
 
-@exercise("02_backward:sum_to")
+@exercise("02_backward:sum_to", forbids=("sum_to_size",))
 def sum_to(student):
     rng = np.random.default_rng(0)
     for name, points, shapes in SUM_TO_GROUPS:
@@ -150,7 +150,7 @@ PATH_SUM_GROUPS = (("the five-neuron network", (0, 1, 2)), ("small graphs", (3, 
                    (f"deep graph (a chain of {cases.DEEP_01:,} additions)", (14,)))
 
 
-@exercise("02_backward:dfs_order")
+@exercise("02_backward:dfs_order", forbids=("topological_order",), no_recursion=True)
 def dfs_order(student):
     for name, indices in ORDER_GROUPS:
         with student.case(name):

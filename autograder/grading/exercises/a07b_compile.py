@@ -229,7 +229,7 @@ def reference_dead(recipe):
     return [i for i, n in enumerate(graph.nodes) if id(n) not in kept], graph
 
 
-@exercise("07b_compile:dead_nodes")
+@exercise("07b_compile:dead_nodes", forbids=("eliminate_dead_code",), no_recursion=True)
 def dead_nodes(student):
     recipes = [({"graph": "random", "seed": seed}, f"random graph {seed}") for seed in range(30)]
     recipes += [({"graph": "random", "seed": 3, "check": 5}, "a graph with a data check"),

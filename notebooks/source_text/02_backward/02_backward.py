@@ -113,6 +113,8 @@ def chain(n=10_000):
 #
 # Use Tensor operations (`grad.sum(dims, keepdim=True)` with a tuple of dims, `.reshape(shape)`) so the
 # result stays differentiable. `Tensor.sum_to_size` does exactly this: here you write it, so don't call it.
+# **The grader reads your code:** if `sum_to` or anything it uses names `sum_to_size` or copies a function
+# (`__code__`, `FunctionType`), this exercise scores 0 (`Hypot` and `Lerp` below may use `sum_to_size`).
 
 # %% nbgrader="solution" id="sum_to"
 def sum_to(grad, shape):
@@ -272,6 +274,9 @@ assert close(start2.grad, [0.5, 0.5]), f"with weight 0.5: got {start2.grad}"
 # children, so **reversed** it is an order the engine can use. No recursion (a 50,000-node chain must
 # work): keep a stack of `(node, iterator over its children)`. Don't call the engine's own
 # `topological_order`: that is the dependency-counting way, and here you write the other one.
+# **The grader reads your code:** if `dfs_order` or anything it uses names `topological_order` or copies a
+# function (`__code__`, `FunctionType`), or the notebook raises the recursion limit
+# (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0.
 
 # %% nbgrader="solution" id="dfs_order"
 def dfs_order(roots):

@@ -168,7 +168,10 @@ def silu_step(passes=()):
 #   Don't change the graph.
 # - A graph from a loop can have tens of thousands of nodes: no recursion.
 #
-# chibigrad's own pass, `passes.eliminate_dead_code`, is off limits here.
+# chibigrad's own pass, `passes.eliminate_dead_code`, is off limits here. **The grader reads your code:**
+# if `dead_nodes` or anything it uses names `eliminate_dead_code`, copies a function (`__code__`,
+# `FunctionType`), or the notebook raises the recursion limit (`sys.setrecursionlimit`,
+# `threading.stack_size`), this exercise scores 0.
 
 # %% nbgrader="solution" id="dead_nodes"
 def dead_nodes(graph):

@@ -1,0 +1,87 @@
+"""The rules an exercise declares on its source (``autograder/grading/rules.py``), read by the judge as data:
+which code they judge, what breaks them, and that no solution and no realistic wrong answer does (fast: only
+``ast``, no kernel; the sandboxed pipeline grades the red team's rule breakers in test_redteam.py)."""
+import functools
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.grading import judge, rules
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLVED = sorted((ROOT / "notebooks" / "source").glob("*/*.ipynb"))
+RULE_BREAKERS = {  # the red team's cells whose answer is right data made the wrong way
+    "02_backward/sum_to__checks_helper": ["sum_to_size", "__code__", "FunctionType"],
+    "02_backward/dfs_order__fork_storm": ["topological_order", "__code__", "FunctionType"],
+    "07b_compile/dead_nodes__library_pass_on_copy": ["eliminate_dead_code", "__code__", "FunctionType"],
+    "07b_compile/dead_nodes__pin_recursion_limit": ["setrecursionlimit", "stack_size"],
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _solved(assignment):
+    return nbformat.read(ROOT / "notebooks" / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+
+
+def _cells(assignment, replace=None):
+    """The solved notebook's student cells, with ``{exercise id: source}`` put in place of their answers."""
+    return [(gid, (replace or {}).get(gid, source)) for gid, source in rules.student_cells(_solved(assignment))]
+
+
+def _broken(cells, assignment, exercise):
+    return rules.broken_rules(cells, exercise, **judge.rules_for(assignment, exercise))
+
+
+@pytest.mark.parametrize("key", sorted(RULE_BREAKERS))
+def test_the_red_teams_copies_and_raised_limits_break_their_exercises_rules(key):
+    assignment, name = key.split("/")
+    exercise = name.split("__")[0]
+    source = (ROOT / "tests" / "redteam" / assignment / "hostile" / f"{name}.py").read_text()
+    broken = _broken(_cells(assignment, {exercise: source}), assignment, exercise)
+    assert [word for word in RULE_BREAKERS[key] if any(f"`{word}`" in why for why in broken)] == RULE_BREAKERS[key]
+
+
+def test_no_solution_and_no_realistic_wrong_answer_breaks_a_rule():
+    """The rules judge how an answer is made, never what it gets wrong: a wrong answer loses its points in the
+    checks, and every solution keeps its own."""
+    ruled = 0
+    for path in SOLVED:
+        assignment = path.parent.name
+        nb = _solved(assignment)
+        exercises = [c.metadata["nbgrader"]["grade_id"][:-len("-tests")] for c in nb.cells
+                     if c.metadata.get("nbgrader", {}).get("grade_id", "").endswith("-tests")]
+        for exercise in exercises:
+            ruled += bool(judge.rules_for(assignment, exercise))
+            assert not _broken(_cells(assignment), assignment, exercise), (assignment, exercise)
+            for folder in (ROOT / "tests" / "redteam" / assignment / "wrong", ROOT / "notebooks" / "wrong_answers" /
+                           assignment):
+                for wrong in sorted(folder.glob(f"{exercise}__*.py")):
+                    assert not _broken(_cells(assignment, {exercise: wrong.read_text()}), assignment, exercise), wrong
+    assert ruled == 3  # 02's sum_to and dfs_order, 07b's dead_nodes
+
+
+SUM_TO = "def sum_to(grad, shape):\n    return {}\n"
+
+
+@pytest.mark.parametrize("answer, extra, broken", [
+    (SUM_TO.format("grad.sum_to_size(shape)"), "", True),
+    (SUM_TO.format("helper(grad, shape)"), "def helper(g, s):\n    return g.sum_to_size(s)\n", True),  # a helper
+    (SUM_TO.format("grad.mine(shape)"), "torch.Tensor.mine = torch.Tensor.sum_to_size\n", True),  # an alias
+    (SUM_TO.format("getattr(grad, 'sum_to_' + 'size')(shape)"), "", False),  # dynamic: integrity.csv only
+    (SUM_TO.format("grad.sum((0,), keepdim=True)  # not sum_to_size"), "", False),  # a comment
+    ('def sum_to(grad, shape):\n    """Like Tensor.sum_to_size."""\n    return grad.sum(0)\n', "", False),
+    (SUM_TO.format("Hypot.apply(grad, grad)"), "", True),  # Hypot may use sum_to_size, sum_to may not use Hypot
+])
+def test_the_rules_read_the_exercises_code_and_what_it_reaches(answer, extra, broken):
+    cells = _cells("02_backward", {"sum_to": answer}) + [("", extra), ("", "y = Hypot.apply(a, b)  # scratch")]
+    assert bool(_broken(cells, "02_backward", "sum_to")) is broken
+    assert not _broken(cells, "02_backward", "hypot"), "hypot declares no rule"
+
+
+def test_dynamic_access_is_listed_not_scored():
+    cells = [("sum_to", SUM_TO.format("getattr(grad, name)(shape)")), ("", "exec(code)\nimport importlib")]
+    assert rules.dynamic_access(cells) == ["exec()", "getattr() with a computed name", "importlib"]
+    assert not _broken(cells, "02_backward", "sum_to")
+    assert _broken([("sum_to", "%time x = 1\n" + SUM_TO.format("grad.sum_to_size(shape)"))],
+                   "02_backward", "sum_to"), "a magic line does not hide the cell"
