@@ -489,7 +489,11 @@ def self_grade_release(assignment, course_dir=NOTEBOOKS):
     staging = Path(tempfile.mkdtemp(prefix=f".{assignment}-staging-", dir=SELF_GRADE_CACHE))
     shutil.copy(course_dir / "nbgrader_config.py", staging)
     shutil.copytree(course_dir / "source" / assignment, staging / "source" / assignment)
-    _nbgrader_here("generate_assignment", assignment, course=staging)
+    try:
+        _nbgrader_here("generate_assignment", assignment, course=staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     for old in SELF_GRADE_CACHE.glob(f"{assignment}-*"):  # an older version's: never read again
         shutil.rmtree(old, ignore_errors=True)
     try:
