@@ -87,7 +87,6 @@ def _parser():
     p.add_argument("--notebook-timeout", type=int, help="seconds per notebook (default: max(600, 10 x cell timeout))")
     p.add_argument("--memory-mb", type=int, help="address-space cap of each kernel process (default 2048)")
     p.add_argument("--max-processes", type=int, help="processes a notebook may run at once (default 64)")
-    p.add_argument("--no-verify", action="store_true", help="skip the clean re-run that catches monkeypatching")
     p.add_argument("--no-landlock", action="store_true", help="do not confine kernels with Landlock (debugging)")
     p.add_argument("--scratch", help="folder for the workers' scratch courses (default: the system temp dir)")
 
@@ -176,8 +175,6 @@ def main(argv=None):
         settings = {k: v for k, v in {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
                                       "memory_mb": args.memory_mb, "max_processes": args.max_processes}.items()
                     if v is not None}
-        if args.no_verify:
-            settings["verify"] = False
         if args.no_landlock:
             settings["landlock"] = False
         records, summary = grade(course, args.assignment, args.workers, _shard(args.shard) if args.shard else None,

@@ -30,6 +30,7 @@ updated, and a file the student changed stays as it is, with the new release
 beside it under another name. Nothing is deleted.
 """
 import argparse
+import contextlib
 import functools
 import hashlib
 import json
@@ -39,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -423,9 +425,10 @@ STUDENT_SERVER_EXTENSIONS = {
 # ---- self-study: grading one finished notebook with the hidden tests ----------------------------------------------
 
 def self_grade(notebook, assignment=None, course_dir=NOTEBOOKS):
-    """Grade one student notebook as an instructor grades a class of one: in a temporary copy of the course,
-    ``nbgrader generate_assignment`` then ``nbgrader autograde`` with the hidden tests. The notebook itself is
-    only read. Returns ``(assignment, [(exercise, score, max_score, message or "")])``."""
+    """Grade one student notebook as an instructor grades a class of one: ``nbgrader autograde`` with the hidden
+    tests, in a temporary copy of the assignment's release (``nbgrader generate_assignment``, cached by
+    :func:`self_grade_release`), in this process. The notebook itself is only read.
+    Returns ``(assignment, [(exercise, score, max_score, message or "")])``."""
     import nbformat
     from nbgrader.api import Gradebook
     notebook, course_dir = Path(notebook), Path(course_dir)
@@ -436,16 +439,14 @@ def self_grade(notebook, assignment=None, course_dir=NOTEBOOKS):
         raise SystemExit(f"{notebook}: which assignment is it? Its name should be one of {assignments(course_dir)} "
                          "(.ipynb), or say --assignment NAME")
     data = notebook.read_bytes()
+    release = self_grade_release(assignment, course_dir)
     with tempfile.TemporaryDirectory(prefix="chibigrad-self-grade-") as tmp:
         copy = Path(tmp) / "course"
-        copy.mkdir()
-        shutil.copy(course_dir / "nbgrader_config.py", copy)
-        shutil.copytree(course_dir / "source" / assignment, copy / "source" / assignment)
-        _nbgrader("generate_assignment", assignment, "--force", cwd=copy)
+        shutil.copytree(release, copy)  # the gradebook, source and release as generate_assignment left them
         submitted = copy / "submitted" / "me" / assignment / f"{assignment}.ipynb"
         submitted.parent.mkdir(parents=True)
         submitted.write_bytes(data)
-        _nbgrader("autograde", assignment, "--force", cwd=copy)
+        _nbgrader_here("autograde", assignment, "me", course=copy)
         graded = nbformat.read(copy / "autograded" / "me" / assignment / f"{assignment}.ipynb", as_version=4)
         messages = {}
         for cell in graded.cells:
@@ -463,6 +464,92 @@ def self_grade(notebook, assignment=None, course_dir=NOTEBOOKS):
                      messages.get(g.name, ""))
                     for g in sorted(grades, key=lambda g: order.index(g.name) if g.name in order else len(order))]
     return assignment, rows
+
+
+SELF_GRADE_CACHE = ROOT / "_build" / "self-grade"
+
+
+def self_grade_release(assignment, course_dir=NOTEBOOKS):
+    """A course folder holding ``assignment``'s source, its release and the gradebook ``nbgrader
+    generate_assignment`` left: made once per version of what it is made from (the source folder, the
+    course's ``nbgrader_config.py``, the release's preprocessors, nbgrader's version) and kept in
+    ``_build/self-grade/`` under their hash. Read-only to its users: ``self_grade`` grades in a copy."""
+    import nbgrader
+    course_dir = Path(course_dir)
+    inputs = [course_dir / "nbgrader_config.py", Path(__file__).resolve().parent / "nbgrader_plugins.py",
+              *sorted(p for p in (course_dir / "source" / assignment).rglob("*") if p.is_file())]
+    digest = hashlib.sha256(nbgrader.__version__.encode())
+    for path in inputs:
+        digest.update(str(path.relative_to(course_dir) if path.is_relative_to(course_dir) else path.name).encode())
+        digest.update(path.read_bytes())
+    folder = SELF_GRADE_CACHE / f"{assignment}-{digest.hexdigest()[:16]}"
+    if folder.is_dir():
+        return folder
+    SELF_GRADE_CACHE.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{assignment}-staging-", dir=SELF_GRADE_CACHE))
+    shutil.copy(course_dir / "nbgrader_config.py", staging)
+    shutil.copytree(course_dir / "source" / assignment, staging / "source" / assignment)
+    try:
+        _nbgrader_here("generate_assignment", assignment, course=staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    for old in SELF_GRADE_CACHE.glob(f"{assignment}-*"):  # an older version's: never read again
+        shutil.rmtree(old, ignore_errors=True)
+    try:
+        staging.rename(folder)
+    except OSError:  # another process made it first
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+def _nbgrader_here(command, assignment, student=None, course=NOTEBOOKS):
+    """``nbgrader generate_assignment`` or ``autograde`` in this process (no interpreter start, no second import
+    of nbgrader), with the course folder's ``nbgrader_config.py``; its log on failure."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    config.CourseDirectory.root = str(course)
+    env = nbgrader_env()
+    saved = {name: os.environ.get(name) for name in ("PATH", "JUPYTER_PATH")}
+    os.environ.update({name: env[name] for name in saved})  # the kernel: this interpreter's python3
+    with tempfile.TemporaryFile() as printed, _output_to(printed), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SQLAlchemy's about nbgrader's sessions; the kernel's go to `printed`
+        try:
+            api = NbGraderAPI(CourseDirectory(config=config), config=config)
+            result = (api.generate_assignment(assignment, force=True) if command == "generate_assignment"
+                      else api.autograde(assignment, student, force=True))
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        printed.seek(0)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader {command} {assignment} failed in {course}:\n{result.get('log', '')}\n"
+                               f"{result.get('error', '')}\n{printed.read().decode(errors='replace')[-5000:]}")
+    return result
+
+
+@contextlib.contextmanager
+def _output_to(file):
+    """File descriptors 1 and 2 (this process's and its children's: the kernel's) go to ``file`` meanwhile,
+    as a subprocess's captured output would."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(file.fileno(), 1)
+        os.dup2(file.fileno(), 2)
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, copy in zip((1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
 
 
 def _not_graded(grade):

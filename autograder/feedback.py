@@ -4,8 +4,8 @@ nbgrader's feedback shows each graded notebook as it ran: the test cells with th
 tests, and tracebacks that quote the hidden tests' lines and the check modules' source. Unless
 ``--reveal-hidden``, ``RedactHiddenTests`` replaces each hidden-tests region by one comment,
 and in every traceback replaces the quoted lines that belong to a hidden region and the frames
-inside the course's check modules (``autograder/checks``) by ``[hidden test]``. The error
-message itself stays: the checks write it for the student ("walk on a chain of 50000
+inside the judge's check modules (``autograder/grading/exercises``) by ``[hidden test]``. The error
+message itself stays: the judge writes it for the student ("walk on a chain of 50000
 additions: RecursionError ..."). ``OutputsAsText`` keeps only text and raster images of every
 output and escapes the student's own Markdown cells: nothing a submission produced runs as HTML or
 JavaScript in the feedback.
@@ -45,9 +45,8 @@ def hidden_regions(source, begin="BEGIN HIDDEN TESTS", end="END HIDDEN TESTS"):
 
 
 def _hidden_dirs():
-    from . import checks
     from .grading import exercises
-    return [str(Path(p).resolve()) for p in [*checks.__path__, *exercises.__path__]]
+    return [str(Path(p).resolve()) for p in exercises.__path__]
 
 
 def redact_traceback(entries, hidden_lines, hidden_dirs):
@@ -58,8 +57,7 @@ def redact_traceback(entries, hidden_lines, hidden_dirs):
         plain = ANSI.sub("", entry)
         first, _, rest = plain.partition("\n")
         match = FILE_FRAME.match(first.strip())
-        if match and (any(str(Path(match["path"]).resolve()).startswith(d) for d in hidden_dirs)
-                      or "/autograder/checks/" in match["path"]):
+        if match and any(str(Path(match["path"]).resolve()).startswith(d) for d in hidden_dirs):
             out.append(f"File [hidden test]\n    {HIDDEN_LINE}\n")
             continue
         if not (CELL_FRAME.match(first.strip()) or match):

@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 
 NORMALISED = "normalised before grading"  # autograder.grading.scoring.NOTE
-TAMPER_SIGNS = ("failed verification", "restored before the tests ran", "outside its folder", "SQLite database",
+TAMPER_SIGNS = ("outside its folder", "SQLite database",
                 "sent signals", "named like the grader's packages", "changed files outside", "the judge saw",
                "outside its allowance", "tried to read the course", "permissions or owners outside",
                "symbolic links in its folder")

@@ -15,7 +15,7 @@ release untouched, 3 in 10 carry the wrong-answer corpus, a mistake per exercise
 - the notebooks' own test time: the seconds their cells ran in the kernel (what grading the
   notebook costs at least), averaged over the class;
 - the overhead per notebook beyond that, with 1 worker: wall / notebooks - test time (kernel
-  start-up, nbgrader's pre- and post-processing, the verification re-run, merging), and its parts.
+  start-up, nbgrader's pre- and post-processing, the judge, merging), and its parts.
 """
 import argparse
 import datetime
@@ -57,15 +57,15 @@ def fill_class(course_dir, assignments, students):
             (folder / "timestamp.txt").write_text(synthetic_classes.ON_TIME.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
 
 
-def measure(course_dir, workers, verify):
+def measure(course_dir, workers):
     course = Course(course_dir)
     start = time.perf_counter()
-    records, summary = grade(course, workers=workers, settings={"verify": verify}, quiet=True)
+    records, summary = grade(course, workers=workers, quiet=True)
     wall = time.perf_counter() - start
     errors = [r for r in records if r["error"]]
     test = [sum(c["seconds"] for c in r["cells"].values()) for r in records]
     parts = {key: statistics.mean(r["timings"].get(key, 0.0) for r in records)
-             for key in ("kernel_start_s", "execute_s", "verify_s", "job_s")}
+             for key in ("kernel_start_s", "execute_s", "job_s")}
     solved = [r for r in records if int(r["student"][1:]) % 10 < 6]
     untouched = [r for r in records if int(r["student"][1:]) % 10 == 6]
     wrong = {r["assignment"]: r for r in records if int(r["student"][1:]) % 10 > 6 and r["auto_score"] < r["max_score"]}
@@ -75,7 +75,7 @@ def measure(course_dir, workers, verify):
     for r in solved:
         if r["auto_score"] != r["max_score"]:
             print(f"  {r['student']}/{r['assignment']}: {r['auto_score']}/{r['max_score']} {r['notes']} {r['error']}")
-    return {"workers": workers, "verify": verify, "notebooks": len(records), "wall_s": round(wall, 1),
+    return {"workers": workers, "notebooks": len(records), "wall_s": round(wall, 1),
             "wall_per_notebook_s": round(wall / len(records), 2), "test_s_mean": round(statistics.mean(test), 2),
             "mean_parts_s": {k: round(v, 2) for k, v in parts.items()}, "errors": len(errors),
             "scores": {f"{r['student']}/{r['assignment']}": r["auto_score"] for r in records}}
@@ -86,7 +86,6 @@ def main():
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--assignments", help="comma-separated (default: every up-to-date assignment)")
-    parser.add_argument("--no-verify", action="store_true", help="also time a 1-worker run without verification")
     parser.add_argument("--quick", action="store_true", help="2 students, 1 worker, the first assignment")
     parser.add_argument("--keep", help="build the class here and keep it")
     args = parser.parse_args()
@@ -103,24 +102,23 @@ def main():
     template = synthetic_classes.course_copy(base / "template", assignments)
     release.release(Course(template), assignments, base / "student", make_zip=False)
     fill_class(template, assignments, students)
-    runs = [(w, True) for w in worker_counts] + ([(1, False)] if args.no_verify else [])
     results = []
-    for workers, verify in runs:
-        run_dir = base / f"workers-{workers}{'' if verify else '-noverify'}"
+    for workers in worker_counts:
+        run_dir = base / f"workers-{workers}"
         shutil.copytree(template, run_dir)
-        result = measure(run_dir, workers, verify)
+        result = measure(run_dir, workers)
         results.append(result)
-        print(f"workers {workers}{'' if verify else ' (no verification)'}: {result['notebooks']} notebooks in "
+        print(f"workers {workers}: {result['notebooks']} notebooks in "
               f"{result['wall_s']:.1f} s ({result['wall_per_notebook_s']:.2f} s each); errors: {result['errors']}")
         shutil.rmtree(run_dir, ignore_errors=True)
-    one = next((r for r in results if r["workers"] == 1 and r["verify"]), None)
+    one = next((r for r in results if r["workers"] == 1), None)
     if one:
         overhead = one["wall_per_notebook_s"] - one["test_s_mean"]
         print(f"test time per notebook (its cells in the kernel): {one['test_s_mean']:.2f} s")
         print(f"overhead per notebook beyond its test time (1 worker): {overhead:.2f} s; "
               f"mean parts: {one['mean_parts_s']}")
         for r in results:
-            if r["verify"] and r["workers"] != 1:
+            if r["workers"] != 1:
                 print(f"speedup with {r['workers']} workers: {one['wall_s'] / r['wall_s']:.2f}x")
         same = all(r["scores"] == one["scores"] for r in results)
         print(f"same scores in every run: {'yes' if same else 'NO'}")

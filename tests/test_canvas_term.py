@@ -9,8 +9,7 @@ The Canvas formats are built here as Canvas documents them: the gradebook export
 ``<lastfirst>[_LATE]_<user id>_<submission id>_<file name>``. ``export --canvas`` is read back with
 this file's own parser of that format, not the autograder's.
 
-Four notebooks (two solved, two untouched) are graded once, without the clean re-run (``--no-verify``: scores are not what is
-under test); everything else is bookkeeping.
+Four notebooks (two solved, two untouched) are graded once; everything else is bookkeeping.
 """
 import contextlib
 import csv
@@ -151,8 +150,7 @@ def test_a_term_with_canvas(course):
     code, text = run(course_dir, "excuse", "nobody", "01_graphs", "--reason", "x")
     assert code != 0 and "unknown student 'nobody'" in text
 
-    graded = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), "grade", "--workers", "2",
-                             "--no-verify"],
+    graded = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), "grade", "--workers", "2"],
                             capture_output=True, text=True, env=build.nbgrader_env(), timeout=900)
     assert graded.returncode == 0 and "graded 4 submission(s)" in graded.stdout, graded.stdout + graded.stderr[-3000:]
     assert "walk: 1/2" in ok(course_dir, "adjust", "aliddell", "01_graphs", "walk", 1, "--reason", "copied walk")

@@ -59,10 +59,8 @@ def wrong_answers(assignment):
 
 
 def checks_module(assignment):
-    """The module of an assignment's hidden checks: the judge's (``autograder.grading.exercises``) where the
-    assignment is judged, else the in-kernel ``autograder.checks`` one."""
-    package = "autograder.grading.exercises" if judge.judged(assignment) else "autograder.checks"
-    return __import__(f"{package}.a{assignment}", fromlist=["_"])
+    """The module of an assignment's hidden checks, run by the judge (``autograder.grading.exercises``)."""
+    return __import__(f"autograder.grading.exercises.a{assignment}", fromlist=["_"])
 
 
 def gpu_only(assignment):
@@ -134,14 +132,11 @@ def test_assignment_structure(assignment):
         tests = next(c for c in nb.cells if c.id == f"{exercise}-tests")
         visible, hidden = tests.source.split("### BEGIN HIDDEN TESTS")
         assert visible.count("assert ") >= 2, f"{exercise}: give the student visible tests"
-        if judge.judged(assignment):  # the judge runs the check in its own process: no code in the notebook
-            assert judge.check_for(assignment, exercise), f"{module.__name__} registers no check for {exercise}"
-            assert not hidden.split("### END HIDDEN TESTS")[0].replace("#", "").strip().count("\n"), \
-                f"{exercise}: a judged exercise's hidden region holds one comment, no code"
-            assert "import" not in hidden and "(" not in hidden, f"{exercise}: no code in a judged hidden region"
-            continue
-        assert f"check_{exercise}(" in tests.source, f"{exercise}: hidden tests call checks.check_{exercise}"
-        assert hasattr(module, f"check_{exercise}"), f"autograder.checks.a{assignment} lacks check_{exercise}"
+        # the judge runs the check in its own process: no code in the notebook
+        assert judge.check_for(assignment, exercise), f"{module.__name__} registers no check for {exercise}"
+        assert not hidden.split("### END HIDDEN TESTS")[0].replace("#", "").strip().count("\n"), \
+            f"{exercise}: a judged exercise's hidden region holds one comment, no code"
+        assert "import" not in hidden and "(" not in hidden, f"{exercise}: no code in a judged hidden region"
     setup = next(c for c in nb.cells if c.id == "setup").source
     assert "chibigrad.tracebacks.install()" in setup, f"{assignment}: errors should read as PyTorch's (issue 17)"
 
@@ -716,7 +711,7 @@ def test_no_graded_answer_or_hidden_check_in_the_book():
     # A hidden check may share imports and the seeds' public examples (three lines of the
     # five-neuron network) with the book; five lines in a row would be its own logic.
     book_windows = _windows(corpus, 5)
-    hidden = [*(ROOT / "autograder" / "checks").glob("a*.py"), *(ROOT / "autograder" / "grading" / "exercises").glob("a*.py")]
+    hidden = (ROOT / "autograder" / "grading" / "exercises").glob("a*.py")
     for path in sorted(hidden):
         code = [line for line in _normalized(path.read_text()) if not line.startswith(("import", "from"))]
         if found := [" / ".join(w) for w in _windows(code, 5) if w in book_windows]:

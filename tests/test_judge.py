@@ -11,7 +11,6 @@ import base64
 import io
 import json
 import pickle
-import shutil
 import subprocess
 import sys
 import time
@@ -161,7 +160,7 @@ def test_the_student_lib_has_the_runner_and_the_student_edition_only():
     files = {str(p.relative_to(lib)) for p in lib.rglob("*.py")}
     assert {"autograder/grading/runner.py", "autograder/grading/protocol.py", "autograder/grading/cases.py"} <= files
     assert not any(f.startswith(("autograder/checks", "autograder/grading/exercises")) for f in files)
-    assert "autograder/grading/judge.py" not in files and "autograder/grading/verify.py" not in files
+    assert "autograder/grading/judge.py" not in files
     stubbed = [f for f in files if "NotImplementedError(\"Exercise" in (lib / f).read_text()
                or "NotImplementedError('Exercise" in (lib / f).read_text()]
     assert stubbed, "the student edition of chibigrad: exercise answers stubbed"
@@ -211,7 +210,8 @@ def _hostile_notebook(course_dir):
 def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
     """``autograder grade`` on 01b_engine with a canary token in the grader's environment: the solutions
     score 12/12; a submission that snoops for the grader scores 0 on that exercise only, imports none of the
-    grader's checks, and the token appears in no file grading or feedback writes."""
+    grader's checks, and the token appears in no file grading or feedback writes. ``make grade`` of that
+    submission gives it the same scores and leaves the file as it was."""
     course_dir = synthetic_classes.course_copy(tmp_path, ["01b_engine"])
     env = dict(build.nbgrader_env(), CANVAS_API_TOKEN=CANARY)
     run = lambda *args: subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_dir), *args],  # noqa
@@ -231,24 +231,17 @@ def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
             "01b_engine", "01b_engine", s).grades} for s in ("solved", "hostile")}
     assert scores["solved"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 4}, scores
     assert scores["hostile"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 0}, scores
+    hostile = course_dir / "submitted" / "hostile" / "01b_engine" / "01b_engine.ipynb"
+    before = hostile.read_bytes()
+    assert {name: score for name, score, *_ in build.self_grade(hostile)[1]} == scores["hostile"], \
+        "make grade (self-study) gives the score the instructor's autograder gives"
+    assert hostile.read_bytes() == before, "make grade only reads the notebook"
     autograded = nbformat.read(course_dir / "autograded" / "hostile" / "01b_engine" / "01b_engine.ipynb", as_version=4)
     printed = "".join(o.get("text", "") for c in autograded.cells if c.id == "backward" for o in c.outputs)
     assert "refused: autograder.checks ModuleNotFoundError" in printed and "IMPORTED" not in printed, printed
     assert "env: [" in printed and sandbox.POLICY_ENV not in printed, "the sandbox's paths stay the grader's"
     leaked = [str(p) for p in course_dir.rglob("*") if p.is_file() and CANARY.encode() in p.read_bytes()]
     assert not leaked, f"the canary token is in {leaked}"
-
-
-@pytest.mark.slow
-def test_make_grade_on_a_judged_notebook(tmp_path):
-    """``make grade``'s self-study grading of a solved 01b_engine: full marks; the notebook is only read."""
-    path = tmp_path / "01b_engine.ipynb"
-    shutil.copy(build.NOTEBOOKS / "source" / "01b_engine" / "01b_engine.ipynb", path)
-    before = path.read_bytes()
-    assignment, rows = build.self_grade(path)
-    assert assignment == "01b_engine" and [(r[0], r[1], r[2]) for r in rows] == [
-        ("backward_order", 3, 3), ("accumulate", 2, 2), ("formulas", 3, 3), ("backward", 4, 4)], rows
-    assert path.read_bytes() == before
 
 
 def test_importing_the_graders_modules_in_a_judged_kernel_is_reported(tmp_path):
@@ -267,7 +260,7 @@ for name in ("autograder.grading.cases", "autograder.checks.a01_graphs", "autogr
         pass
 import importlib
 try:  # import_module raises no audit event for a module it cannot find
-    importlib.import_module("autograder.checks.a06b_forward_mode")
+    importlib.import_module("autograder.grading.exercises.a06b_forward_mode")
 except ImportError:
     pass
 """
@@ -275,7 +268,7 @@ except ImportError:
     reported = [json.loads(line) for line in events.read_text().splitlines()]
     assert ["import", "autograder.checks.a01_graphs"] in reported
     assert ["import", "autograder.grading.exercises.a09_gpu"] in reported
-    assert ["import", "autograder.checks.a06b_forward_mode"] in reported
+    assert ["import", "autograder.grading.exercises.a06b_forward_mode"] in reported
     assert not any(detail.startswith("autograder.grading.cases") for _, detail in reported), reported
     from autograder import integrity
     assert any(sign in "imported outside its allowance (the grader's modules ...)" for sign in integrity.TAMPER_SIGNS)

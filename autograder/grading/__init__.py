@@ -4,13 +4,14 @@
   gradebook (the only writer), shards, progress.
 - ``worker``: one worker process: a scratch course per submission, nbgrader's ``Autograde`` on it.
 - ``execute``: the preprocessors that replace nbgrader's ``Execute`` (sandboxed kernel, watchdog,
-  output caps) and run the clean re-run (``VerifyTests``).
+  output caps).
 - ``scoring``: the release's metadata put back before grading; only a test cell that ran to the
-  end in the kernel and in the re-run scores.
+  end scores.
+- ``judge``, ``exercises/``: the hidden checks, in the grader's process; ``runner``, ``protocol``, ``cases``:
+  what the kernel runs for them (plain data only crosses).
 - ``sandbox``: what confines a kernel (limits, Landlock, seccomp, the audit hook) and its launcher.
-- ``verify``: the clean re-run, in a fresh sandboxed Python.
 - ``gradebook``: scratch gradebooks, results written back, gradebooks compared.
 
-Kernels import this package, ``sandbox`` and ``verify`` (``worker.KERNEL_MODULES``): keep this file
+Kernels import this package and ``sandbox`` (``worker.KERNEL_MODULES``): keep this file
 free of imports.
 """

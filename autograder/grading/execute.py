@@ -17,24 +17,20 @@ failure rule) with what a class of untrusted notebooks needs on top:
   exhaust the grader's memory); a stderr output is never hidden by the cap;
 - afterwards every process the student started is killed.
 
-``VerifyTests`` then re-runs the notebook's code in a fresh sandboxed Python
-(``autograder.grading.verify``) and takes the points of a test cell that passed in the kernel but not
-there (monkeypatching, IPython hooks, shadowed modules). Neither ever adds points.
+A judged assignment's verdicts come from the judge (``autograder.grading.judge``), in the grader's process:
+nothing the kernel does can add points, so the student's code runs once.
 """
 import json
 import os
 import secrets
-import subprocess
-import sys
 import threading
 import time
 
 from nbformat.notebooknode import NotebookNode
-from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbclient.exceptions import DeadKernelError
 from nbclient.util import run_sync
-from traitlets import Bool, Float, Integer
+from traitlets import Float, Integer
 
 from . import sandbox
 from .judge import JudgeMixin
@@ -50,16 +46,14 @@ NOTABLE = {
 class JobContext:
     """What the worker knows about the notebook being graded; the preprocessors read and add to it."""
 
-    def __init__(self, policy, notebook_timeout, max_processes, verify=True):
+    def __init__(self, policy, notebook_timeout, max_processes):
         self.policy = policy
         self.notebook_timeout = notebook_timeout
         self.max_processes = max_processes
-        self.verify = verify
         self.started = time.monotonic()
         self.notes = []  # sentences for the report
         self.cells = {}  # cell id -> {"seconds": ..., "status": ...}
         self.timings = {}
-        self.verification = {}
         self.judged = False  # the assignment's hidden tests are the judge's (autograder.grading.judge)
         self.kernel_lib = None  # the packages the kernel imports (PYTHONPATH); a judged assignment's: the student lib
         self.before_student_code = lambda: None  # the worker's: remember / restore its scratch files
@@ -302,64 +296,8 @@ class SandboxedExecute(JudgeMixin, Execute):
         self._job.note(f"cell {self._name(cell)} printed {total / 1e6:.1f} MB; the output was truncated")
 
 
-class VerifyTests(NbGraderPreprocessor):
-    """Re-run the notebook in a fresh sandboxed Python with integrity checks (autograder.grading.verify)
-    and fail every test cell that passed in the kernel but not there."""
-
-    enabled = Bool(True, help="run the verification at all").tag(config=True)
-    slack = Float(30.0, help="seconds the verifier may take beyond twice the kernel's run").tag(config=True)
-
-    def preprocess(self, nb, resources):
-        job = current_job()
-        cells, passing = [], []
-        for index, cell in enumerate(nb.cells):
-            if cell.cell_type != "code":
-                continue
-            meta = cell.metadata.get("nbgrader", {})
-            if utils.is_grade(cell) and not utils.is_solution(cell):
-                kind = "test"
-                score, _ = utils.determine_grade(cell)
-                if score:
-                    passing.append(index)
-            else:
-                kind = "instructor" if meta.get("locked") else "student"
-            timed_out = any(o.output_type == "error" and o.get("ename") == "CellTimeoutError" for o in cell.outputs)
-            cells.append({"index": index, "id": SandboxedExecute._name(cell), "kind": kind, "source": cell.source,
-                          "timeout": 1.0 if timed_out else 2.0 * (self.parent_timeout())})
-        if not (self.enabled and job.verify and passing) or job.judged:
-            return nb, resources  # a judged assignment's verdicts come from the judge: nothing to re-run
-        last = passing[-1]
-        cells = [c for c in cells if c["index"] <= last]
-        begin = time.monotonic()
-        budget = min(max(job.seconds_left(), 10.0), 2 * job.timings.get("execute_s", 10.0) + self.slack)
-        verdicts, problem = run_verifier(cells, job.policy, cwd=resources["metadata"]["path"], budget=budget)
-        job.timings["verify_s"] = time.monotonic() - begin
-        sandbox.kill_descendants()
-        if problem:
-            job.note(f"verification: {problem}")
-        for cell_info in cells:
-            verdict = verdicts.get(cell_info["index"], {"ok": False, "reason": problem or "not reached"})
-            for change in verdict.get("tampered", []):
-                job.note(f"cell {cell_info['id']} changed {change} (restored before the tests ran)")
-            if cell_info["index"] in passing and not verdict.get("ok"):
-                cell = nb.cells[cell_info["index"]]
-                reason = verdict.get("reason") or "failed"
-                cell.outputs.append(error_output("VerificationError", (
-                    "this cell passed in the notebook's kernel but not when the grader re-ran your code in a fresh "
-                    f"Python with the course's modules protected: {reason}")))
-                job.verification[cell_info["id"]] = reason
-                job.note(f"cell {cell_info['id']} passed in the kernel but failed verification: {reason}")
-        return nb, resources
-
-    def parent_timeout(self):
-        return float(self.config.get("Execute", {}).get("timeout", 60) or 60)
-
-    def preprocess_cell(self, cell, resources, index):  # pragma: no cover - preprocess does the work
-        return cell, resources
-
-
 class AfterStudentCode(NbGraderPreprocessor):
-    """After the kernel and the verifier: no process of the student's is left, and the worker
+    """After the kernel: no process of the student's is left, and the worker
     puts back any file of its scratch course that student code changed, before nbgrader saves
     the grades into the scratch gradebook."""
 
@@ -370,52 +308,3 @@ class AfterStudentCode(NbGraderPreprocessor):
 
     def preprocess_cell(self, cell, resources, index):  # pragma: no cover
         return cell, resources
-
-
-def run_verifier(cells, policy, cwd, budget):
-    """Run ``autograder.grading.verify`` on ``cells`` in the sandbox; ``({cell index: verdict}, problem)``.
-
-    The verifier signs each verdict with a key it reads from stdin before any student code runs,
-    so the student's code, which runs in the same process, cannot simply print verdicts."""
-    key = secrets.token_hex(32)
-    read_end, write_end = os.pipe()
-    env = sandbox.student_environment(**{sandbox.POLICY_ENV: json.dumps(policy), "AUTOGRADER_VERIFY_FD": str(write_end)})
-    process = subprocess.Popen([sys.executable, "-P", "-m", "autograder.grading.sandbox", "verify"], cwd=cwd, env=env,
-                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               pass_fds=(write_end,), start_new_session=True)
-    os.close(write_end)
-    verdicts, problem, lines = {}, None, []
-    reader = threading.Thread(target=_read_lines, args=(read_end, lines), daemon=True)
-    reader.start()
-    try:
-        process.stdin.write(json.dumps({"key": key, "cells": cells}).encode() + b"\n")
-        process.stdin.close()
-    except BrokenPipeError:
-        pass
-    try:
-        process.wait(timeout=budget)
-    except subprocess.TimeoutExpired:
-        problem = f"the re-run took longer than {budget:.0f} s and was stopped"
-    sandbox.kill_descendants()
-    process.wait()
-    reader.join(timeout=5)
-    from .verify import check_signature
-    for line in lines:
-        verdict = check_signature(line, key)
-        if verdict is None:
-            problem = problem or "the re-run printed a forged verdict"
-            continue
-        verdicts[verdict["index"]] = verdict
-    if not problem and process.returncode != 0 and len(verdicts) < len(cells):
-        problem = f"the re-run stopped early (exit status {process.returncode})"
-    return verdicts, problem
-
-
-def _read_lines(fd, lines, limit=10_000_000):
-    with os.fdopen(fd, "rb") as f:
-        total = 0
-        for line in f:
-            total += len(line)
-            if total > limit:
-                break
-            lines.append(line)

@@ -294,7 +294,7 @@ def record_of(reply):
             "auto_score": score, "max_score": top, "not_graded": not_graded, "timestamp": result.get("timestamp"),
             "submission_sha256": reply.get("submission_sha256"), "graded_at": reply.get("graded_at"),
             "notes": reply.get("notes", []), "error": reply.get("error"), "cells": reply.get("cells", {}),
-            "verification": reply.get("verification", {}), "timings": reply.get("timings", {}),
+            "timings": reply.get("timings", {}),
             "sandbox": reply.get("sandbox", {})}
 
 
@@ -425,7 +425,7 @@ def _grade(course, assignment, workers, shard, force, students, settings, scratc
 
 def default_settings(course):
     return {"cell_timeout": None, "notebook_timeout": max(600, 10 * course.cell_timeout), "memory_mb": 2048,
-            "file_mb": 256, "max_processes": 64, "verify": True, "landlock": True}
+            "file_mb": 256, "max_processes": 64, "landlock": True}
 
 
 def _check_inputs(course, originals):

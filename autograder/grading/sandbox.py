@@ -1,16 +1,14 @@
 """What a student's code runs inside: the grading kernel's launcher and the process-tree helpers.
 
 The kernel spec the workers use runs ``python -P -m autograder.grading.sandbox kernel -f CONNECTION_FILE``
-(and the verifier runs ``python -P -m autograder.grading.sandbox verify``; ``-P`` keeps the notebook's
-folder off ``sys.path`` until the student's code runs). Before any student code runs,
-this process confines itself, following the policy the worker put in ``$AUTOGRADER_SANDBOX``:
+(``-P`` keeps the notebook's folder off ``sys.path`` until the student's code runs). Before any student code
+runs, this process confines itself, following the policy the worker put in ``$AUTOGRADER_SANDBOX``:
 
-- the hidden checks (``autograder.checks``) are imported while their files can still be read;
 - resource limits (``setrlimit``, inherited by every process the student starts): address
   space (the memory cap), file size, no core dumps, and for non-root graders a process count;
 - Landlock (Linux 5.13+, no privileges needed; silently absent elsewhere): the kernel may
   read only the system's folders, the Python it runs on, the worker's copy of chibigrad and
-  autograder (without the checks' files) and its own folders, may write only in its notebook
+  the runner and its own folders, may write only in its notebook
   folder and its temporary folder, may make no device node, and (Landlock ABI 6+) may not
   signal processes outside its sandbox, the grader included;
 - no capabilities (a kernel started by root stays uid 0 but cannot override permissions, raise
@@ -146,8 +144,7 @@ def _beneath(path, folder):
 def rule_paths(allow, deny):
     """Paths whose Landlock read rules give exactly: everything beneath an ``allow`` path except
     what is beneath a ``deny`` path, the deeper of two nested entries winning (a job's folder
-    inside the denied scratch folder is readable; the checks inside the allowed ``autograder``
-    package are not). Landlock only adds rights down a hierarchy, so a rule never goes on a
+    inside the denied scratch folder is readable). Landlock only adds rights down a hierarchy, so a rule never goes on a
     folder above a denied one: such a folder becomes rules for its children, recursively.
     A symbolic link is kept only if everything it leads to is allowed."""
     marks = {}
@@ -247,7 +244,7 @@ def _traceback_lines(frame):
 def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), public_roots=(), grader_modules=None):
     """Report (as JSON lines on ``events_fd``) what the student's code tries that the grader
     wants in its report: writes, deletions and permission or owner changes outside its
-    folders, reads and listings of ``secret_roots`` (the course, the checks, the solutions;
+    folders, reads and listings of ``secret_roots`` (the course, the solutions;
     except inside a deeper ``public_roots`` folder, such as the Python it runs on),
     signals, processes, databases. An audit hook cannot be removed from Python; it only
     observes, before the call: whether the call then succeeded is for the OS to decide (the
@@ -451,37 +448,11 @@ def apply_seccomp():
     return sorted(deny)
 
 
-def preload(modules):
-    """Import ``modules`` (a name ending in ``.*``: the package and its submodules) while their
-    files can still be read: the hidden checks are imported here, then Landlock hides their
-    source, so the tests can call them and the student's code cannot read them."""
-    import importlib
-    import linecache
-    import pkgutil
-    # chibigrad reads this at import; 09_gpu's setup cell sets it so before importing chibigrad (as verify does)
-    os.environ.setdefault("CHIBIGRAD_SIMULATE_CUDA", "auto")
-    for name in modules:
-        package = importlib.import_module(name.removesuffix(".*"))
-        if name.endswith(".*"):
-            for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-                # no try: a check that cannot be imported now could not be later (its file is hidden), and a
-                # kernel that fails to start is reported for every submission instead of costing points silently
-                importlib.import_module(info.name)
-    # Their source lines, as far as tracebacks and inspect know, are none: IPython then stops trying to
-    # open the files for every failing check (an attempt the audit hook would report as the student's).
-    roots = tuple(name.removesuffix(".*") for name in modules)
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if path and module.__name__.startswith(roots):
-            st = os.stat(path)
-            linecache.cache[path] = (st.st_size, st.st_mtime, [], path)
-
-
 # ---- the launcher -------------------------------------------------------------------------------------------------
 
 def confine(policy):
-    """Everything above, in order, for this process: the log and the events file opened, the
-    checks imported (readable only until Landlock), the limits, no capabilities, Landlock, the audit hook.
+    """Everything above, in order, for this process: the log and the events file opened, the limits,
+    no capabilities, Landlock, the audit hook.
     Returns ``arm()``, to call just before student code: it adds the seccomp filter and starts
     the audit hook's reports."""
     log = os.open(policy["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
@@ -491,7 +462,8 @@ def confine(policy):
     events = os.open(policy["events"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
     if policy.get("home"):
         os.environ["HOME"] = policy["home"]  # not the grader's: nothing of it is readable in here
-    preload(policy.get("preload", ()))
+    # chibigrad reads this at import; 09_gpu's setup cell sets it so before importing chibigrad
+    os.environ.setdefault("CHIBIGRAD_SIMULATE_CUDA", "auto")
     apply_limits(policy)
     if policy.get("drop_capabilities", True):
         drop_capabilities()
@@ -521,11 +493,8 @@ def main(argv=None):
         app.initialize(argv)
         arm()
         app.start()
-    elif mode == "verify":
-        from . import verify
-        verify.main(arm)
     else:
-        sys.exit(f"usage: python -m autograder.grading.sandbox kernel|verify ...; got {mode!r}")
+        sys.exit(f"usage: python -m autograder.grading.sandbox kernel -f CONNECTION_FILE; got {mode!r}")
 
 
 # ---- process trees (used by the worker, outside the sandbox) -----------------------------------------------------

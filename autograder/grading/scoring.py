@@ -12,16 +12,14 @@ Two rules, applied in the grading worker around nbgrader's ``Autograde``:
    student scores 0 on every retry. Sources are not touched here: nbgrader's ``OverwriteCells``
    restores locked cells from the gradebook as always.
 
-2. **A test cell earns its points only if it ran to the end without an error**, in the kernel and
-   in the clean re-run (``autograder.grading.verify``). nbgrader decides a test cell's score from its
+2. **A test cell earns its points only if it ran to the end without an error** (and, in a judged
+   assignment, the judge's verdict decides that error: ``autograder.grading.judge``). nbgrader decides a test cell's score from its
    outputs and stops at the first ``execute_result``: a value displayed before the error (by
    ``get_ipython().displayhook``, a ``pre_run_cell`` callback, ...) reads as full or partial
    credit. :class:`TestCellOutputs` runs right after the kernel: it turns every ``execute_result``
    of a test cell into ``display_data`` (still shown in feedback, never read as a score) and adds
    an error to a cell the kernel did not finish. nbgrader's rule then reduces to "an error or
-   stderr output scores 0", so the ``VerificationError`` the re-run adds takes the points, and
-   :class:`OnlyVerifiedPoints` confirms it before the grades are saved. No cell earns partial
-   credit from a number it displays.
+   stderr output scores 0". No cell earns partial credit from a number it displays.
 """
 import copy
 
@@ -147,16 +145,3 @@ class TestCellOutputs(NbGraderPreprocessor):
     def preprocess_cell(self, cell, resources, index):  # pragma: no cover - preprocess does the work
         return cell, resources
 
-
-class OnlyVerifiedPoints(TestCellOutputs):
-    """Before nbgrader saves the grades: the same rule again, and a test cell that failed
-    verification has an error output (so it scores 0 whatever else it shows)."""
-
-    def preprocess(self, nb, resources):
-        from .execute import current_job
-        nb, resources = super().preprocess(nb, resources)
-        failed = current_job().verification
-        for cell in nb.cells:
-            if is_test_cell(cell) and _name(cell) in failed and not _has_error(cell):
-                cell.outputs.append(_error("VerificationError", f"failed verification: {failed[_name(cell)]}"))
-        return nb, resources

@@ -33,8 +33,8 @@ SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "
 # the machine's secrets inside those (a kernel started by root could read them)
 SYSTEM_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private",
                   "/etc/sudoers", "/etc/sudoers.d")
-# what of autograder/ a kernel imports (the launcher, the clean re-run, the checks): add a module here if they do
-KERNEL_MODULES = ("__init__.py", "grading/__init__.py", "grading/sandbox.py", "grading/verify.py", "checks")
+# what of autograder/ a kernel imports (the launcher): add a module here if it does
+KERNEL_MODULES = ("__init__.py", "grading/__init__.py", "grading/sandbox.py")
 AUTOGRADER = Path(__file__).resolve().parent.parent  # the package's folder
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -58,7 +58,7 @@ class Worker:
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         self.lib = _stage_packages(self.scratch / "lib")
         self.student_lib = _stage_student_lib(self.scratch / "student-lib")
-        os.environ["PYTHONPATH"] = str(self.lib)  # kernels import chibigrad and the checks from here
+        os.environ["PYTHONPATH"] = str(self.lib)  # kernels import chibigrad from here
         self.deny = list(init["deny"])
         self.drop_capabilities = _runs_without_capabilities(self.lib)
         self.landlock = sandbox.landlock_abi() if self.settings.get("landlock", True) else 0
@@ -89,8 +89,7 @@ class Worker:
         cfg.CourseDirectory.student_id = student
         cfg.CourseDirectory.course_id = self.course_id
         cfg.Autograde.autograde_preprocessors = [
-            execute.SandboxedExecute, scoring.TestCellOutputs, execute.VerifyTests, scoring.OnlyVerifiedPoints,
-            execute.AfterStudentCode, IgnorePattern,
+            execute.SandboxedExecute, scoring.TestCellOutputs, execute.AfterStudentCode, IgnorePattern,
             ClearMetadataPreprocessor, LimitOutput, judge.JudgedSaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
         cfg.Execute.kernel_name = KERNEL_NAME
         if self.settings.get("cell_timeout"):
@@ -100,7 +99,6 @@ class Worker:
             if message:  # the course's message names its own timeout
                 cfg.Execute.error_on_timeout = dict(message, traceback=[
                     re.sub(r"\b\d+ seconds\b", f"{seconds} seconds", line) for line in message["traceback"]])
-        cfg.VerifyTests.enabled = bool(self.settings.get("verify", True))
         return cfg
 
     # ---- one job ----------------------------------------------------------------------------------------------------
@@ -122,7 +120,7 @@ class Worker:
         notebook_dir = root / "autograded" / student / assignment
         judged = judge.judged(assignment)
         context = execute.JobContext(self._policy(root, notebook_dir, judged), self.settings["notebook_timeout"],
-                                     self.settings["max_processes"], verify=self.settings.get("verify", True))
+                                     self.settings["max_processes"])
         context.judged, context.kernel_lib = judged, (self.student_lib if judged else self.lib)
         context.before_student_code = lambda: self._protect(root, context)
         context.after_student_code = lambda: self._restore(root, context)
@@ -152,20 +150,19 @@ class Worker:
         files = _autograded_files(notebook_dir, context, keep) if notebook_dir.is_dir() else {}
         context.timings["job_s"] = time.monotonic() - begin
         return {"id": job["id"], "assignment": assignment, "student": student, "result": result, "files": files,
-                "notes": context.notes, "cells": context.cells, "verification": context.verification,
+                "notes": context.notes, "cells": context.cells,
                 "timings": {k: round(v, 3) for k, v in context.timings.items()}, "error": error,
                 "valid_notebooks": valid, "sandbox": {"landlock_abi": self.landlock, "memory_mb": self.settings["memory_mb"],
                                                       "seccomp": bool(sandbox.seccomp_supported()),
                                                       "capabilities_dropped": self.drop_capabilities}}
 
     def _policy(self, root, notebook_dir, judged=False):
-        """A judged assignment's kernel reads the student lib (the student edition, the runner) and preloads
-        nothing; the others' read the full lib and preload the checks their hidden tests call."""
+        """A judged assignment's kernel reads the student lib (the student edition, the runner); the others'
+        (an assignment with no exercises module: visible tests only) read the full lib."""
         tmp = root / "tmp"
         write = [str(notebook_dir), str(tmp)]
         files = file_policy(self.student_lib if judged else self.lib, write, self.deny, bool(self.landlock))
         if judged:
-            files["preload"] = []
             files["grader_modules"] = judge.STUDENT_MODULES
         return {"memory_bytes": self.settings["memory_mb"] << 20, "file_bytes": self.settings["file_mb"] << 20,
                 "processes": self.settings["max_processes"] + 32, "landlock": bool(self.landlock),
@@ -413,14 +410,13 @@ def file_policy(lib, write, deny, landlock=True):
     """What a kernel may read and write (``autograder.grading.sandbox``): it reads only the system's
     folders (less their secrets), the Python it runs on, the staged packages ``lib`` and its own
     ``write`` folders; not the course, the other jobs, the repository (solutions, history) or
-    anyone's home. The checks are imported before Landlock and unreadable after. ``deny``: the
-    folders that stay unreadable even inside those (the course, the scratch folder, the checks)."""
-    deny = [*deny, str(Path(lib) / "autograder" / "checks"), *(p for p in SYSTEM_SECRETS if os.path.exists(p))]
+    anyone's home. ``deny``: the folders that stay unreadable even inside those (the course, the scratch
+    folder)."""
+    deny = [*deny, *(p for p in SYSTEM_SECRETS if os.path.exists(p))]
     read = ([p for p in SYSTEM_DIRS if os.path.exists(p)]
             + sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}) + [str(lib)] + list(write))
     return {"write": list(write), "read": sandbox.rule_paths(read, deny) if landlock else [],
-            "list": [str(Path(lib) / "autograder")], "secret": deny + [str(_repository())], "public": read,
-            "preload": ["autograder.checks.*"]}
+            "list": [str(Path(lib) / "autograder")], "secret": deny + [str(_repository())], "public": read}
 
 
 def _runs_without_capabilities(lib):
@@ -450,26 +446,22 @@ def _repository():
 def _stage_packages(lib):
     """A copy of chibigrad and autograder that kernels import (``PYTHONPATH``), so a kernel needs
     nothing of the repository: not even a listing of its top folder, which names the solutions'
-    folders (and, for a course inside it, the students). Kernels import the copy's checks before
-    Landlock, which then denies their folder."""
+    folders (and, for a course inside it, the students)."""
     import compileall
     if lib.exists():
         _rmtree(lib)
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.md")
     shutil.copytree(Path(__import__("chibigrad").__file__).resolve().parent, lib / "chibigrad", ignore=skip)
     for name in KERNEL_MODULES:  # not the rest of the grader: a kernel has no use for it
-        if (AUTOGRADER / name).is_dir():
-            shutil.copytree(AUTOGRADER / name, lib / "autograder" / name, ignore=skip)
-        else:
-            (lib / "autograder" / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(AUTOGRADER / name, lib / "autograder" / name)
+        (lib / "autograder" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(AUTOGRADER / name, lib / "autograder" / name)
     compileall.compile_dir(str(lib), quiet=1)  # kernels do not write bytecode: compile once here
     return lib
 
 
 def _stage_student_lib(lib):
     """What a judged assignment's kernel imports: the student edition of chibigrad (answers stubbed), the
-    runner's modules and the sandbox's launcher; no checks, no exercises, no verifier."""
+    runner's modules and the sandbox's launcher; no exercises, no judge."""
     import compileall
     if lib.exists():
         _rmtree(lib)
