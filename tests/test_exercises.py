@@ -540,20 +540,6 @@ def test_marked_regions_in_chibigrad_name_an_assignment():
     assert all(e.split(".")[0] in numbers for e in found), found
 
 
-@pytest.fixture(scope="session")
-def released(tmp_path_factory):
-    """The course copied to a temporary directory and released from there."""
-    base = tmp_path_factory.mktemp("course")
-    course_dir = base / "course"
-    course_dir.mkdir()
-    shutil.copy(NOTEBOOKS / "nbgrader_config.py", course_dir)
-    for sub in ("source", "source_text"):
-        shutil.copytree(NOTEBOOKS / sub, course_dir / sub)
-    start = time.perf_counter()
-    student = build.release_student_edition(base / "student", course_dir=course_dir)
-    return {"course": course_dir, "student": student, "release_s": time.perf_counter() - start}
-
-
 def _edition(folder, files):
     for rel, text in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ hand, and tests/redteam/RESULTS.md has the figures of the first measurement."""
 import concurrent.futures
 import csv
 import functools
+import shutil
 import subprocess
 import time
 import sys
@@ -112,15 +113,16 @@ def _students(entries, missed):
 
 
 @pytest.fixture(scope="module")
-def red_class(request, tmp_path_factory, caught):
-    """The class graded once; only the students the selected cases need (all of them when none is selected)."""
+def red_class(request, tmp_path_factory, caught, released):
+    """The class graded once, in a copy of the session's released course (``released``, tests/conftest.py); only
+    the students the selected cases need (all of them when none is selected)."""
     import nbformat
     import synthetic_classes
     from autograder import build
     from autograder.course import Course
     base = tmp_path_factory.mktemp("redteam-class")
-    assignments = sorted({e.assignment for e in corpus.entries()})
-    course_dir = synthetic_classes.course_copy(base, assignments)
+    course_dir = Path(shutil.copytree(released["course"], base / "course"))
+    assert {e.assignment for e in corpus.entries()} <= set(build.assignments(course_dir))
     env = dict(build.nbgrader_env(), CANVAS_API_TOKEN=run_class.CANARY)
     log = []
 
@@ -131,7 +133,6 @@ def red_class(request, tmp_path_factory, caught):
         assert result.returncode == 0, f"autograder {args}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
         return result
 
-    autograder("release", "--all", "--no-zip", "--dest", base / "student")
     missed = {a: set(s["missed"]) for a, s in caught.items()}
     chosen = {item.callspec.params["entry"] for item in request.session.items
               if "entry" in getattr(getattr(item, "callspec", None), "params", {})}
