@@ -72,6 +72,9 @@ SUM_TO = "def sum_to(grad, shape):\n    return {}\n"
     (SUM_TO.format("grad.sum((0,), keepdim=True)  # not sum_to_size"), "", False),  # a comment
     ('def sum_to(grad, shape):\n    """Like Tensor.sum_to_size."""\n    return grad.sum(0)\n', "", False),
     (SUM_TO.format("Hypot.apply(grad, grad)"), "", True),  # Hypot may use sum_to_size, sum_to may not use Hypot
+    (SUM_TO.format("grad.mine(shape)"), "def install():\n    torch.Tensor.mine = torch.Tensor.sum_to_size\n", True),
+    (SUM_TO.format("grad.sum(0)"), "g = torch.ones(2, 3)\nprint(sum_to(g, (1, 3)), g.sum_to_size(1, 3))\n"
+     "mine = g.sum_to_size(3)\nassert (sum_to(g, (3,)) == mine).all()\n", False),  # scratch: a comparison
 ])
 def test_the_rules_read_the_exercises_code_and_what_it_reaches(answer, extra, broken):
     cells = _cells("02_backward", {"sum_to": answer}) + [("", extra), ("", "y = Hypot.apply(a, b)  # scratch")]

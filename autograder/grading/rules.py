@@ -10,7 +10,9 @@ wrote instead: it is parsed with :mod:`ast`, never run. An exercise declares the
   function (``__code__``, ``FunctionType``, ``CodeType``), which such an exercise has no use for;
 - ``no_recursion``: ``sys.setrecursionlimit`` and ``threading.stack_size`` score it 0.
 
-What this rules out, and what not: the written forms of those tricks, wherever they sit in the notebook.
+What this rules out, and what not: the written forms of those tricks in the code the answer depends on (what
+it reaches by name, and every statement that sets an attribute), and a raised limit anywhere; a comparison with
+the library in a cell of one's own is not part of the answer.
 Python can reach any object without writing its name (``exec``, ``eval``, ``compile``, ``getattr`` with a
 computed name, ``__dict__``, ``globals()``, ``importlib``): those cannot be judged from the source, so they
 are reported (:func:`dynamic_access`) for the instructor to read in ``integrity.csv``, not scored. Recursion
@@ -87,11 +89,22 @@ def _binds(statement):
     return names
 
 
+def _writes_attribute(statement):
+    """Whether a statement sets an attribute (``torch.Tensor.mine = ...``, ``setattr``): a way to hand the answer
+    an object under a name the answer does not bind, which reading by name would not follow."""
+    return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) or
+               isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
+               for n in ast.walk(statement))
+
+
 def exercise_code(cells, exercise, function):
-    """The top-level statements an exercise's rules read, of ``cells`` (:func:`student_cells`): every one except
-    the functions and classes defined in *another* exercise's answer cell (``Hypot`` may call ``sum_to_size``),
-    and those too when ``function`` (the exercise's answer) reaches them by name, transitively (a helper, a
-    copy, a module it came from). An empty list when the notebook does not define ``function``."""
+    """``[(syntax tree or None, source text when it is not Python, whether the answer depends on it)]``: the
+    top-level statements of ``cells`` (:func:`student_cells`) that an exercise's rules read, all but the functions
+    and classes defined in *another* exercise's answer cell (``Hypot`` may call ``sum_to_size``) that the answer
+    does not reach. The answer ``function`` depends on a statement that binds a name it reaches by name,
+    transitively (a helper, a copy, a module it came from), on one that sets an attribute (an alias put on a
+    class) and on what that reaches. The others are scratch: comparing one's answer with the library's in a cell
+    of one's own is allowed. An empty list when the notebook does not define ``function``."""
     statements = []  # (syntax tree or None, names it binds, source text when it is not Python, exempt)
     for grade_id, source in cells:
         tree = _parse(source)
@@ -102,7 +115,11 @@ def exercise_code(cells, exercise, function):
         statements += [(node, _binds(node), None, other and isinstance(node, _DEFINITIONS)) for node in tree.body]
     if not any(function in binds for _, binds, _, _ in statements):
         return []  # no answer written: the judge's call fails on its own
-    wanted, reached, grew = {function}, set(), True
+    reached = {i for i, (node, _, _, exempt) in enumerate(statements)
+               if node is None or not exempt and _writes_attribute(node)}
+    wanted = {function} | {n.id for i in reached if statements[i][0] is not None
+                           for n in ast.walk(statements[i][0]) if isinstance(n, ast.Name)}
+    grew = True
     while grew:
         grew = False
         for i, (node, binds, _, _) in enumerate(statements):
@@ -110,28 +127,30 @@ def exercise_code(cells, exercise, function):
                 reached.add(i)
                 grew = True
                 wanted |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return [(node, text) for i, (node, _, text, exempt) in enumerate(statements) if i in reached or not exempt]
+    return [(node, text, i in reached) for i, (node, _, text, exempt) in enumerate(statements)
+            if i in reached or not exempt]
 
 
 def broken_rules(cells, exercise, function=None, forbids=(), no_recursion=False):
     """What the code of ``exercise`` (:func:`exercise_code`; its answer is the function ``function``, by default
-    named like the exercise) does that the exercise's rules forbid: a list of sentences, empty when none."""
-    banned = {name: f"names `{name}`, the library's own implementation of this exercise" for name in forbids}
+    named like the exercise) does that the exercise's rules forbid: a list of sentences, empty when none. Names
+    of the library's implementation and copies of code are read in what the answer depends on; a raised
+    recursion limit anywhere in the notebook."""
+    in_answer = {name: f"names `{name}`, the library's own implementation of this exercise" for name in forbids}
     if forbids:
-        banned.update({name: f"uses `{name}`: copying a function's code is not allowed in this exercise"
-                       for name in COPIES_A_FUNCTION})
-    if no_recursion:
-        banned.update({name: f"calls `{name}`: this exercise must work under Python's default recursion limit"
-                       for name in RAISES_THE_LIMIT})
-    if not banned:
+        in_answer.update({name: f"uses `{name}`: copying a function's code is not allowed in this exercise"
+                          for name in COPIES_A_FUNCTION})
+    anywhere = {name: f"calls `{name}`: this exercise must work under Python's default recursion limit"
+                for name in RAISES_THE_LIMIT} if no_recursion else {}
+    if not (in_answer or anywhere):
         return []
     found = []
-    for node, text in exercise_code(cells, exercise, function or exercise):
+    for node, text, answer in exercise_code(cells, exercise, function or exercise):
         if node is None:
             names, strings = set(re.findall(r"\w+", text)), []
         else:
             names, strings = _words(ast.Module(body=[node], type_ignores=[]))
-        for name, why in banned.items():
+        for name, why in [*(in_answer.items() if answer else ()), *anywhere.items()]:
             if (name in names or any(name in s for s in strings)) and why not in found:
                 found.append(why)
     return found
