@@ -69,10 +69,14 @@ def _parse(source):
 
 def _binds(statement):
     """The module-level names a top-level statement defines or changes: assigned, imported, defined, declared
-    ``global`` inside a function, or changed through an attribute or item (``torch.f = ...``)."""
+    ``global`` inside a function, or changed through an attribute or item (``torch.f = ...``). A function's
+    own variables are not module-level names: a helper's ``node`` does not bind the answer's ``node``."""
     names = set()
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+
+    def visit(node, nested):
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and not nested:
             names.add(node.id)
         elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             base = node
@@ -80,12 +84,13 @@ def _binds(statement):
                 base = base.value
             if isinstance(base, ast.Name):
                 names.add(base.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif isinstance(node, _DEFINITIONS) and not nested:
             names.add(node.name)
-        elif isinstance(node, ast.alias):
+        elif isinstance(node, ast.alias) and not nested:
             names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.Global):
-            names.update(node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child, nested or isinstance(node, (*_DEFINITIONS, ast.Lambda)))
+    visit(statement, False)
     return names
 
 

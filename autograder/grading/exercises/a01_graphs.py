@@ -45,7 +45,10 @@ def expect_list(got, what, items):
     expect(not got["foreign"], f"{what}: the list holds {got['foreign']}; expected {items}")
 
 
-@exercise("01_graphs:walk")
+WALKERS = ("topological_order", "_count_dependencies")  # the engine's own walks: the notebook forbids them
+
+
+@exercise("01_graphs:walk", forbids=WALKERS)
 @on_every_graph
 def walk(student, case, recipe, t):
     what, expected = f"walk on {case}", nodes_of(t)
@@ -60,7 +63,7 @@ def walk(student, case, recipe, t):
         expect(ids[0] == 0, f"{what}: the first node must be t.grad_fn")
 
 
-@exercise("01_graphs:summarize")
+@exercise("01_graphs:summarize", forbids=WALKERS)
 @on_every_graph
 def summarize(student, case, recipe, t):
     what = f"summarize on {case}"
@@ -70,7 +73,7 @@ def summarize(student, case, recipe, t):
     expect(got == expected, f"{what}: got {dict(sorted(got.items()))}, expected {expected}")
 
 
-@exercise("01_graphs:find_leaves")
+@exercise("01_graphs:find_leaves", forbids=WALKERS)
 @on_every_graph
 def find_leaves(student, case, recipe, t):
     what = f"find_leaves on {case}"
@@ -93,7 +96,7 @@ def longest_path(t):
     return depth[t.grad_fn] if depth else 0
 
 
-@exercise("01_graphs:depth")
+@exercise("01_graphs:depth", forbids=WALKERS)
 @on_every_graph
 def depth(student, case, recipe, t):
     what, expected = f"depth on {case}", longest_path(t)

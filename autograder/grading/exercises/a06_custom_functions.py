@@ -353,7 +353,7 @@ def jacobian_errors(fn, inputs, eps):
     return errors
 
 
-@exercise("06_custom_functions:check_grad")
+@exercise("06_custom_functions:check_grad", forbids=("gradcheck", "gradgradcheck"))
 def check_grad(student):
     for index in range(cases.CHECK_GRADS_06):
         case, fn, inputs, eps = cases.check_grad_case_06(index)

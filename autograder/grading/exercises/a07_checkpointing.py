@@ -99,7 +99,7 @@ def _memory_and_recomputation(student):
            "through the graph a second time' error")
 
 
-@exercise("07_checkpointing:checkpoint_segments")
+@exercise("07_checkpointing:checkpoint_segments", forbids=("checkpoint_sequential",))
 def checkpoint_segments(student):
     for name in ("seg8", "seg8_no_grad", "seg12_dropout"):
         description, model, x = cases.case_07(name)

@@ -33,6 +33,8 @@
 # Grading adds hidden tests (edge cases, random graphs, a 50,000-node graph), so make your code correct,
 # not just correct on the visible cases. Do not call the engine's own graph walkers
 # (`chibigrad.autograd.engine.topological_order`, `_count_dependencies`) in exercises 1-4.
+# **The grader reads your code:** if one of those exercises' functions, or anything it uses, names one of
+# them or copies a function (`__code__`, `FunctionType`), that exercise scores 0.
 
 # %% nbgrader="readonly" id="setup"
 import functools

@@ -316,6 +316,8 @@ assert len(grads) == 3 and grads[1] is None and grads[2] is None, \
 #
 # Leave the inputs as they were: perturb copies (`x.detach().clone()`, then `copy.view(-1)[k] += eps`),
 # and don't touch `.grad` (use `autograd.grad`, not `backward`). Don't call chibigrad's `gradcheck`.
+# **The grader reads your code:** if `check_grad` or anything it uses names `gradcheck` or `gradgradcheck`,
+# or copies a function (`__code__`, `FunctionType`), this exercise scores 0.
 
 # %% nbgrader="solution" id="check_grad"
 def check_grad(fn, inputs, eps=1e-6):

@@ -225,7 +225,9 @@ assert close(draws[1][1], draws[0][1]), \
 # - `checkpoint` calls `run_segment` again during backward, long after your loop has moved on. A
 #   function defined in a loop that reads the loop's variables sees their **last** values then.
 #
-# Don't call `checkpoint_sequential`.
+# Don't call `checkpoint_sequential`. **The grader reads your code:** if `checkpoint_segments` or anything
+# it uses names `checkpoint_sequential` or copies a function (`__code__`, `FunctionType`), this exercise
+# scores 0.
 
 # %% nbgrader="solution" id="checkpoint_segments"
 def checkpoint_segments(layers, boundaries, x):
