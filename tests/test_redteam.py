@@ -85,7 +85,8 @@ STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog"}
 # Hostile cells that answer with the student edition's own library code through a renamed copy, or recurse under a
 # raised, pinned recursion limit: the judge reads the source as data (autograder/grading/rules.py), scores the
 # exercise 0 and writes an integrity.csv row.
-BREAKS_A_SOURCE_RULE = {"02_backward/sum_to__checks_helper", "02_backward/dfs_order__fork_storm",
+BREAKS_A_SOURCE_RULE = {"01_graphs/summarize__forbidden_copy",
+                        "02_backward/sum_to__checks_helper", "02_backward/dfs_order__fork_storm",
                         "07b_compile/dead_nodes__library_pass_on_copy", "07b_compile/dead_nodes__pin_recursion_limit"}
 # Tricks that still earn points, with why (strict xfail: a fix turns them into failures to drop). None today.
 KNOWN_LIMITS = {}

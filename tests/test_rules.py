@@ -12,6 +12,7 @@ from autograder.grading import judge, rules
 ROOT = Path(__file__).resolve().parent.parent
 SOLVED = sorted((ROOT / "notebooks" / "source").glob("*/*.ipynb"))
 RULE_BREAKERS = {  # the red team's cells whose answer is right data made the wrong way
+    "01_graphs/summarize__forbidden_copy": ["topological_order", "__code__", "FunctionType"],
     "02_backward/sum_to__checks_helper": ["sum_to_size", "__code__", "FunctionType"],
     "02_backward/dfs_order__fork_storm": ["topological_order", "__code__", "FunctionType"],
     "07b_compile/dead_nodes__library_pass_on_copy": ["eliminate_dead_code", "__code__", "FunctionType"],
