@@ -14,9 +14,9 @@ Two rules, applied in the grading worker around nbgrader's ``Autograde``:
 
 2. **A test cell earns its points only if it ran to the end without an error** (and, in a judged
    assignment, the judge's verdict decides that error: ``autograder.grading.judge``). nbgrader decides a
-   test cell's score from its outputs and stops at the first ``execute_result``: a value displayed before the error (by
-   ``get_ipython().displayhook``, a ``pre_run_cell`` callback, ...) reads as full or partial
-   credit. :class:`TestCellOutputs` runs right after the kernel: it turns every ``execute_result``
+   test cell's score from its outputs and stops at the first ``execute_result``: a value displayed
+   before the error (by ``get_ipython().displayhook``, a ``pre_run_cell`` callback, ...) reads as
+   full or partial credit. :class:`TestCellOutputs` runs right after the kernel: it turns every ``execute_result``
    of a test cell into ``display_data`` (still shown in feedback, never read as a score) and adds
    an error to a cell the kernel did not finish. nbgrader's rule then reduces to "an error or
    stderr output scores 0". No cell earns partial credit from a number it displays.
