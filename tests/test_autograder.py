@@ -652,7 +652,13 @@ def test_feedback_has_no_hidden_tests(term):
         course_dir / "feedback" / capped / "01_graphs" / "01_graphs.html"), "the checks' messages stay"
     autograder(course_dir, "feedback", "01_graphs", "--student", capped, "--reveal-hidden")
     revealed = _html_text(course_dir / "feedback" / capped / "01_graphs" / "01_graphs.html")
-    assert any(line in revealed for line in hidden), "the leak check sees hidden lines when they are there"
+    # a judged notebook's hidden region is one comment naming the judge's check (its lines never reach the kernel),
+    # shown only when revealed; the leak check reads the judge's lines (before the in-kernel checks were removed it
+    # passed here by accident: a removed helper's line was a substring of the setup cell's visible `attempt`)
+    region = "# judged in the grader's own process: autograder/grading/exercises/a01_graphs.py, walk"
+    assert region in revealed and region not in spy, "--reveal-hidden shows the hidden regions, feedback does not"
+    judge_line = 'got = student.call("walk", recipe, observe="graph_nodes", what=what, timeout=30)'
+    assert judge_line in (JUDGE_CHECKS / "a01_graphs.py").read_text() and judge_line in hidden
     autograder(course_dir, "feedback", "01_graphs", "--student", capped)
 
 
