@@ -102,6 +102,11 @@ def _writes_attribute(statement):
                for n in ast.walk(statement))
 
 
+def _names(statement):
+    """Every name a statement mentions: what it needs (and binds) by name."""
+    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+
+
 def exercise_code(cells, exercise, function):
     """``[(syntax tree or None, source text when it is not Python, whether the answer depends on it)]``: the
     top-level statements of ``cells`` (:func:`student_cells`) that an exercise's rules read, all but the functions
@@ -122,8 +127,7 @@ def exercise_code(cells, exercise, function):
         return []  # no answer written: the judge's call fails on its own
     reached = {i for i, (node, _, _, exempt) in enumerate(statements)
                if node is None or not exempt and _writes_attribute(node)}
-    wanted = {function} | {n.id for i in reached if statements[i][0] is not None
-                           for n in ast.walk(statements[i][0]) if isinstance(n, ast.Name)}
+    wanted = {function}.union(*(_names(statements[i][0]) for i in reached if statements[i][0] is not None))
     grew = True
     while grew:
         grew = False
@@ -131,7 +135,7 @@ def exercise_code(cells, exercise, function):
             if i not in reached and binds & wanted:
                 reached.add(i)
                 grew = True
-                wanted |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                wanted |= _names(node)
     return [(node, text, i in reached) for i, (node, _, text, exempt) in enumerate(statements)
             if i in reached or not exempt]
 
