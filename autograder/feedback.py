@@ -5,7 +5,7 @@ tests, and tracebacks that quote the hidden tests' lines and the check modules' 
 ``--reveal-hidden``, ``RedactHiddenTests`` replaces each hidden-tests region by one comment,
 and in every traceback replaces the quoted lines that belong to a hidden region and the frames
 inside the judge's check modules (``autograder/grading/exercises``) by ``[hidden test]``. The error
-message itself stays: the judge writes it for the student ("walk on a chain of 50000
+message itself stays: the judge writes it for the student ("walk on a chain of 25000
 additions: RecursionError ..."). ``OutputsAsText`` keeps only text and raster images of every
 output and escapes the student's own Markdown cells: nothing a submission produced runs as HTML or
 JavaScript in the feedback.

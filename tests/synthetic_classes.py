@@ -258,7 +258,8 @@ def gaming_students(course_dir, assignment="01_graphs"):
     add("raises-recursion-limit", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup", (
         "import sys\nfrom autograder import checks\n"
         "checks.RECURSION_LIMIT = 200000\nsys.setrecursionlimit(200000)\n"
-        "sys.setrecursionlimit = lambda limit: None"), "deeper"), zero=["walk"], tags={"monkeypatch"})
+        "sys.setrecursionlimit = lambda limit: None"), "deeper"), zero=["walk", "summarize", "find_leaves", "depth"],
+        tags={"monkeypatch"})  # raising the limit breaks the four walks' rule
     add("cuts-cached-graph", insert_cell(replace_cell(solved, "depth", wrong["depth"]["recursive"]), "setup", (
         "from autograder.checks import deep_chain\n"
         "node = deep_chain()[1].grad_fn\nfor _ in range(10):\n    node = node._next_nodes[0]\n"

@@ -228,7 +228,7 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
         new_output("execute_result", data={"text/plain": repr(history)}, execution_count=3),
         new_output("display_data", data={"text/html": "<pre>" + html.escape(history) + "</pre>",
                                          "text/plain": "<IPython.core.display.HTML object>"}),
-        new_output("error", ename="AssertionError", evalue=f"walk on a chain of 50000 additions; {check_line}",
+        new_output("error", ename="AssertionError", evalue=f"walk on a chain of 25000 additions; {check_line}",
                    traceback=[f"AssertionError: {history}"]),
     ]
     nb = new_notebook(cells=[new_code_cell(test_source, outputs=[]), new_code_cell("print(In)", outputs=outputs)])
@@ -647,8 +647,8 @@ def test_feedback_has_no_hidden_tests(term):
     assert spy.count(feedback.HIDDEN_LINE) >= 20, "it printed the hidden tests: the filter replaced them"
     planted = sorted(p.name for p in (course_dir / "feedback" / "plants-files" / "01_graphs").iterdir())
     assert planted == ["01_graphs.html", "timestamp.txt"], planted
-    capped = "a01-wrong-3"  # walk__stops_at_20000: passes the visible tests, fails the hidden 50,000-node chain
-    assert "walk on a chain of 50000 additions" in _html_text(
+    capped = "a01-wrong-3"  # walk__stops_at_20000: passes the visible tests, fails the hidden 25,000-node chain
+    assert "walk on a chain of 25000 additions" in _html_text(
         course_dir / "feedback" / capped / "01_graphs" / "01_graphs.html"), "the checks' messages stay"
     autograder(course_dir, "feedback", "01_graphs", "--student", capped, "--reveal-hidden")
     revealed = _html_text(course_dir / "feedback" / capped / "01_graphs" / "01_graphs.html")

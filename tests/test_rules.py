@@ -59,7 +59,8 @@ def test_no_solution_and_no_realistic_wrong_answer_breaks_a_rule():
                            assignment):
                 for wrong in sorted(folder.glob(f"{exercise}__*.py")):
                     assert not _broken(_cells(assignment, {exercise: wrong.read_text()}), assignment, exercise), wrong
-    assert ruled == 9  # 01's four walks, 02's sum_to and dfs_order, 06's check_grad, 07's segments, 07b's dead_nodes
+    assert ruled == 12  # 01's four walks, 01b's backward_order and backward, 02's sum_to, dfs_order and path_sum_grad,
+    # 06's check_grad, 07's segments, 07b's dead_nodes
 
 
 SUM_TO = "def sum_to(grad, shape):\n    return {}\n"

@@ -393,7 +393,7 @@ class JudgeMixin:
     async def _async_ask(self, request, timeout):
         """Send one request to the runner in the kernel; ``(reply text, None)`` or ``(None, problem)``."""
         code = f"__import__('autograder.grading.runner', fromlist=['_']).serve({request!r})"
-        msg_id = self.kc.execute(code, silent=False, store_history=False, allow_stdin=False)
+        msg_id = self.kc.execute(code, silent=True, store_history=False, allow_stdin=False)  # no hooks, no history
         deadline, reply, error = time.monotonic() + timeout, None, None
         while True:
             left = deadline - time.monotonic()

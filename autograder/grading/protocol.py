@@ -12,7 +12,7 @@ anything the judge knows.
 import base64
 import io
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -110,7 +110,7 @@ class Reply:
     extra: dict = field(default_factory=dict)
 
     def to_json(self):
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}  # not asdict: it deep-copies the value first
         data["value"] = encode(self.value)
         data["extra"] = encode(self.extra)
         return json.dumps(data)

@@ -14,6 +14,7 @@ channel. Nothing here decides a grade: a submission that replaces this module ca
 it hands back, and the judge checks that data against answers it never sent.
 """
 import contextlib
+import functools
 import io
 import sys
 import warnings
@@ -48,10 +49,16 @@ def _call(fn, *args):
         sys.setrecursionlimit(old)
 
 
+@functools.lru_cache(maxsize=2)
+def _compiled(setup):
+    """The setup's code, compiled once per kernel: compiling it took 7 of a call's 18 ms, running it 0.5."""
+    return compile(setup, "<setup>", "exec")
+
+
 def answer(call, namespace):
     """The :class:`~autograder.grading.protocol.Reply` to ``call`` in the notebook's ``namespace``."""
     if call.setup:
-        exec(compile(call.setup, "<setup>", "exec"), namespace)
+        exec(_compiled(call.setup), namespace)
     fn = namespace.get(call.name)
     if not callable(fn):
         return protocol.Reply(ok=False, error="NameError",

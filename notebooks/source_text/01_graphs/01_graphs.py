@@ -30,11 +30,12 @@
 #
 # **How it works.** Write your code where a cell says `raise NotImplementedError("Exercise ...")`
 # (delete that line). The cell after each solution runs visible tests: no output means they pass.
-# Grading adds hidden tests (edge cases, random graphs, a 50,000-node graph), so make your code correct,
+# Grading adds hidden tests (edge cases, random graphs, a 25,000-node graph), so make your code correct,
 # not just correct on the visible cases. Do not call the engine's own graph walkers
 # (`chibigrad.autograd.engine.topological_order`, `_count_dependencies`) in exercises 1-4.
 # **The grader reads your code:** if one of those exercises' functions, or anything it uses, names one of
-# them or copies a function (`__code__`, `FunctionType`), that exercise scores 0.
+# them or copies a function (`__code__`, `FunctionType`), that exercise scores 0; if the notebook raises the
+# recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), all four do.
 
 # %% nbgrader="readonly" id="setup"
 import functools
@@ -380,6 +381,6 @@ assert all(not n._pre_hooks for n in topological_order([y.grad_fn])), \
 #
 # *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
 # visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
-# tests** added to each tests cell: random graphs with shared nodes and constants, a 50,000-node graph, every
+# tests** added to each tests cell: random graphs with shared nodes and constants, a 25,000-node graph, every
 # node kind, and hooks left behind after an error. Code that is right, not just right on the visible examples,
 # passes them.

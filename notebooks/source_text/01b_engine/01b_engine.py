@@ -27,7 +27,7 @@
 # The setup cell defines the small engine's data structures (`Tensor`, `Node`, `Leaf`; read it). Write your
 # code where a cell says `raise NotImplementedError("Exercise ...")` (delete that line). The cell after each
 # solution runs visible tests: no output means they pass. Grading adds hidden tests (random graphs with shared
-# subexpressions, constants and broadcasting, a 50,000-node chain). Each exercise is graded on its own: the
+# subexpressions, constants and broadcasting, a 25,000-node chain). Each exercise is graded on its own: the
 # last one may reuse code of the others, copied into its cell, but must not call them.
 
 # %% nbgrader="readonly" id="setup"
@@ -224,7 +224,8 @@ def check_order(order, root, expected_count):
 # 2. start a list of ready nodes with `root`; take a ready node, append it to the order, and subtract one
 #    from the count of each of its children; a child whose count reaches zero is ready.
 #
-# No recursion: a 10,000-node chain must work.
+# No recursion: a 10,000-node chain must work. **The grader reads your code:** if the notebook raises the
+# recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0.
 
 # %% nbgrader="solution" id="backward_order"
 def backward_order(root):
@@ -426,8 +427,10 @@ assert close(got[0], want[0]) and close(got[1], want[1]), \
 #   `Node.apply` then raises if backward reaches the node again. A node that saved nothing (an empty list)
 #   may keep its empty list.
 #
-# No recursion: a 10,000-node chain must work. The operations used here are `+`, `-`, `*`, `tanh` and
-# `sum` (their formulas are in the setup cell), so this exercise does not depend on exercise 3.
+# No recursion: a 10,000-node chain must work. **The grader reads your code:** if the notebook raises the
+# recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0. The operations
+# used here are `+`, `-`, `*`, `tanh` and `sum` (their formulas are in the setup cell), so this exercise does
+# not depend on exercise 3.
 
 # %% nbgrader="solution" id="backward"
 def backward(tensor, gradient=None, retain_graph=False):
@@ -525,5 +528,5 @@ assert close(deep_x.grad, 1.0001 ** 10_000), \
 # *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
 # visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
 # tests** added to each tests cell: random graphs with shared subexpressions, constants and broadcasting,
-# compared with chibigrad's engine; more shapes and formulas checked by finite differences; a 50,000-node chain;
+# compared with chibigrad's engine; more shapes and formulas checked by finite differences; a 25,000-node chain;
 # freed and retained graphs. Code that is right, not just right on the visible examples, passes them.

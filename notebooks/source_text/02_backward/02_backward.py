@@ -24,7 +24,7 @@
 #
 # Write your code where a cell says `raise NotImplementedError("Exercise ...")` (delete that line). The
 # cell after each solution runs visible tests; grading adds hidden ones (other shapes, float64 gradient
-# checks, random graphs, a 50,000-node graph, freed graphs).
+# checks, random graphs, a 25,000-node graph, freed graphs).
 
 # %% nbgrader="readonly" id="setup"
 import functools
@@ -271,7 +271,7 @@ assert close(start2.grad, [0.5, 0.5]), f"with weight 0.5: got {start2.grad}"
 #
 # Write `dfs_order(roots)` by depth-first search: a node is *finished* once all its children
 # (`next_functions`, skipping `None`) are finished; the finishing order lists every node after its
-# children, so **reversed** it is an order the engine can use. No recursion (a 50,000-node chain must
+# children, so **reversed** it is an order the engine can use. No recursion (a 25,000-node chain must
 # work): keep a stack of `(node, iterator over its children)`. Don't call the engine's own
 # `topological_order`: that is the dependency-counting way, and here you write the other one.
 # **The grader reads your code:** if `dfs_order` or anything it uses names `topological_order` or copies a
@@ -350,7 +350,8 @@ assert len(order) == 10_001 and order[0] is deep_y.grad_fn, \
 # - Do not keep a set of visited nodes: a shared node lies on several paths, and each path counts.
 #   (The number of paths can grow exponentially; that is why the engine sums at shared nodes instead.)
 # - Work under `torch.no_grad()`, return `torch.zeros_like(leaf)` when no path reaches the leaf, don't
-#   call `backward` or `autograd.grad`, and don't recurse.
+#   call `backward` or `autograd.grad`, and don't recurse. **The grader reads your code:** if the notebook
+#   raises the recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0.
 
 # %% nbgrader="solution" id="path_sum_grad"
 def path_sum_grad(output, leaf):
@@ -409,5 +410,5 @@ assert close(got, 1.0), f"a chain of additions has one path of derivatives 1: ex
 # *Kernel > Restart Kernel and Run All Cells*, then **Validate**. "Success" means your notebook passes the
 # visible tests, which catch the mistakes students make most often. Grading runs the same cells with **hidden
 # tests** added to each tests cell: other shapes and broadcasts, float64 gradient checks, random graphs, a
-# 50,000-node chain, several roots and freed graphs. Code that is right, not just right on the visible examples,
+# 25,000-node chain, several roots and freed graphs. Code that is right, not just right on the visible examples,
 # passes them.
