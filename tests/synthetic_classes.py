@@ -335,7 +335,7 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
         "except Exception as err:\n"
         "    print('denied loader', type(err).__name__)")
     nb = insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "walk", reads, "snoop")
-    add("reads-secrets", nb, zero=["walk"], notes=["tried to read the course, the checks or the solutions"])
+    add("reads-secrets", nb, zero=["walk"], notes=["tried to read the course, the grader or the solutions"])
 
     # leaks: the hidden tests as they run (IPython's own record of each cell), and the checks' frames
     spy = ("import inspect\n"

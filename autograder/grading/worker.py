@@ -312,7 +312,7 @@ class Worker:
         if "read-secret" in kinds:
             paths = sorted(set(kinds["read-secret"]))
             how = "blocked by Landlock" if self.landlock else "not blocked: no Landlock here"
-            context.note(f"tried to read the course, the checks or the solutions outside its folder ({how}): "
+            context.note(f"tried to read the course, the grader or the solutions outside its folder ({how}): "
                          + ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else ""))
         if "link-outside" in kinds:
             paths = sorted(set(kinds["link-outside"]))
