@@ -97,8 +97,9 @@ def _key(entry):
 
 
 def _students(entries, missed):
-    """``[(student id, base, [entries])]``: ``base`` "solved" (a wrong answer's student) or "released"."""
-    groups = [["solved", [e]] for e in entries if e.kind == "wrong" and e.path.stem in missed[e.assignment]]
+    """``[(student id, base, [entries])]``: ``base`` "solved" (a wrong or honest answer's student) or "released"."""
+    groups = [["solved", [e]] for e in entries
+              if e.kind == "honest" or e.kind == "wrong" and e.path.stem in missed[e.assignment]]
     for e in (e for e in entries if e.kind == "hostile"):
         home = next((g for g in groups if _key(e) in PASSIVE and g[1][0].assignment == e.assignment
                      and all(_key(x) in PASSIVE or x.kind == "wrong" for x in g[1])
@@ -194,6 +195,9 @@ def test_the_class_grade_of_each_red_team_cell(red_class, entry):
     excused = {k.split(":", 1)[1] for k, v in row.items() if k.startswith(a + ":") and v == ""}  # GPU-only points
     if entry.kind == "wrong":
         assert points[entry.exercise] < full[entry.exercise], f"{sid}: the wrong answer kept {points}"
+    elif entry.kind == "honest":  # a right answer in an unusual style: a rule that scores it 0 is a lost grade
+        assert points[entry.exercise] == full[entry.exercise], f"{sid}: the honest answer lost points {points}"
+        assert sid not in red_class["integrity"], f"{sid}, an honest answer, is in integrity.csv"
     elif "full points are fine" not in entry.expectation:
         assert points[entry.exercise] == 0, f"{sid}: unearned points {points}"
     if kind == "solved":  # the other exercises were solved: the grade keeps their points

@@ -4,10 +4,15 @@ which code they judge, what breaks them, and that no solution and no realistic w
 import functools
 from pathlib import Path
 
+import sys
+
 import nbformat
 import pytest
 
 from autograder.grading import judge, rules
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "redteam"))
+import corpus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVED = sorted((ROOT / "notebooks" / "source").glob("*/*.ipynb"))
@@ -41,6 +46,17 @@ def test_the_red_teams_copies_and_raised_limits_break_their_exercises_rules(key)
     source = (ROOT / "tests" / "redteam" / assignment / "hostile" / f"{name}.py").read_text()
     broken = _broken(_cells(assignment, {exercise: source}), assignment, exercise)
     assert [word for word in RULE_BREAKERS[key] if any(f"`{word}`" in why for why in broken)] == RULE_BREAKERS[key]
+
+
+@pytest.mark.parametrize("entry", [e for e in corpus.entries() if e.kind == "honest"],
+                         ids=lambda e: f"{e.assignment}/{e.path.stem}")
+def test_the_red_teams_honest_answers_break_no_rule_and_reach_nothing_dynamically(entry):
+    """Right answers in styles a careless reader would score 0 (a local named like the forbidden function, the name
+    in a docstring, recursion-free code that imports sys, ...): in the solved notebook, no rule broken and no
+    integrity row. The class grade (test_redteam.py) gives them full points."""
+    cells = _cells(entry.assignment, {entry.exercise: entry.source})
+    assert not _broken(cells, entry.assignment, entry.exercise)
+    assert not rules.dynamic_access(cells)
 
 
 def test_no_solution_and_no_realistic_wrong_answer_breaks_a_rule():

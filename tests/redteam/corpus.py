@@ -1,9 +1,10 @@
 """The red team's corpus: hostile and wrong solution cells, listed from the files.
 
-Layout: tests/redteam/<assignment>/<kind>/<exercise_id>__<short_name>.py, kind `hostile` or
-`wrong`. Each file is the whole content of one exercise's solution cell (nbgrader grade_id
-`<exercise_id>`); its first comment lines say what it does (`# attack:` or `# mistake:`) and
-what a correct grader must do (`# expect:`). This module only reads the files: grading is wired
+Layout: tests/redteam/<assignment>/<kind>/<exercise_id>__<short_name>.py, kind `hostile`,
+`wrong` or `honest` (a right answer in a style a careless source rule would score 0). Each file is
+the whole content of one exercise's solution cell (nbgrader grade_id `<exercise_id>`); its first
+comment lines say what it does (`# attack:`, `# mistake:` or `# style:`) and what a correct grader
+must do (`# expect:`). This module only reads the files: grading is wired
 elsewhere.
 """
 from __future__ import annotations
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-KINDS = ("hostile", "wrong")
+KINDS = ("hostile", "wrong", "honest")
+WHAT = {"hostile": "attack", "wrong": "mistake", "honest": "style"}  # the header that says what a file does
 
 
 @dataclass(frozen=True)
@@ -20,9 +22,9 @@ class Entry:
     path: Path          # the solution cell's source
     assignment: str     # e.g. "01_graphs"
     exercise: str       # the solution cell's grade_id, e.g. "walk"
-    kind: str           # "hostile" or "wrong"
+    kind: str           # "hostile", "wrong" or "honest"
     name: str           # the short name after "__"
-    what: str           # the `# attack:` / `# mistake:` text
+    what: str           # the `# attack:` / `# mistake:` / `# style:` text
     expectation: str    # the `# expect:` text
 
     @property
@@ -56,7 +58,7 @@ def entries(root: Path = ROOT) -> list[Entry]:
             continue
         exercise, name = path.stem.split("__", 1)
         text = path.read_text()
-        what = _header(text, "attack" if kind == "hostile" else "mistake")
+        what = _header(text, WHAT[kind])
         found.append(Entry(path, assignment, exercise, kind, name, what, _header(text, "expect")))
     return found
 
@@ -72,4 +74,4 @@ def by_assignment(root: Path = ROOT) -> dict[str, list[Entry]]:
 if __name__ == "__main__":
     for a, group in by_assignment().items():
         kinds = {k: sum(e.kind == k for e in group) for k in KINDS}
-        print(f"{a}: {kinds['hostile']} hostile, {kinds['wrong']} wrong")
+        print(f"{a}: {kinds['hostile']} hostile, {kinds['wrong']} wrong, {kinds['honest']} honest")
