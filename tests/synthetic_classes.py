@@ -20,6 +20,8 @@ DUE = datetime.datetime(2030, 1, 15, 23, 59, tzinfo=datetime.timezone.utc)
 ON_TIME = DUE - datetime.timedelta(days=1)
 LATE = DUE + datetime.timedelta(days=2)
 MARKER = "317.25"  # `sleep 317.25`: the processes the many-processes student starts, easy to find afterwards
+WALKS = ["walk", "summarize", "find_leaves", "depth"]  # 01_graphs's exercises with rules on their source: code the
+# grader cannot read (builtins, get_ipython(), exec) anywhere but in another exercise's answer scores all four 0
 
 
 def course_copy(base, assignments):
@@ -204,7 +206,7 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
         c.source for c in solved.cells if c.id == "walk").replace("return found", "return tuple(found)")), "walk", (
         "import builtins\n_isinstance = isinstance\n"
         "builtins.isinstance = lambda obj, cls: True if cls is list and type(obj) is tuple else _isinstance(obj, cls)"),
-        "isinstance-patch"), zero=["walk"], notes=[], tags={"monkeypatch"})
+        "isinstance-patch"), zero=WALKS, notes=[], tags={"monkeypatch"})  # builtins: the walks' rule (below)
     add("patches-ipython", insert_cell(released, "setup", (
         "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])"), "blank-everything"),
         zero=points, notes=[], tags={"monkeypatch"})
@@ -235,7 +237,8 @@ def gaming_students(course_dir, assignment="01_graphs"):
     unanswered = 'raise NotImplementedError("Exercise 01.{0}: replace this line with your code")'
     displays = solved
     for exercise, arg in (("walk", "t"), ("summarize", "t")):
-        displays = replace_cell(displays, exercise, f"def {exercise}({arg}):\n    get_ipython().displayhook('ok')\n"
+        displays = replace_cell(displays, exercise, f"def {exercise}({arg}):\n    import sys\n"
+                                f"    sys.displayhook('ok')  # the kernel's displayhook: an execute_result\n"
                                 f"    {unanswered.format(exercise)}")
     add("displays-before-raise", displays, zero=["walk", "summarize"])
     add("pre-run-display", insert_cell(released_notebook(course_dir, assignment), "setup", (
@@ -258,7 +261,7 @@ def gaming_students(course_dir, assignment="01_graphs"):
     add("raises-recursion-limit", insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "setup", (
         "import sys\nfrom autograder import checks\n"
         "checks.RECURSION_LIMIT = 200000\nsys.setrecursionlimit(200000)\n"
-        "sys.setrecursionlimit = lambda limit: None"), "deeper"), zero=["walk", "summarize", "find_leaves", "depth"],
+        "sys.setrecursionlimit = lambda limit: None"), "deeper"), zero=WALKS,
         tags={"monkeypatch"})  # raising the limit breaks the four walks' rule
     add("cuts-cached-graph", insert_cell(replace_cell(solved, "depth", wrong["depth"]["recursive"]), "setup", (
         "from autograder.checks import deep_chain\n"
@@ -335,7 +338,7 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
         "except Exception as err:\n"
         "    print('denied loader', type(err).__name__)")
     nb = insert_cell(replace_cell(solved, "walk", wrong["walk"]["recursive"]), "walk", reads, "snoop")
-    add("reads-secrets", nb, zero=["walk"], notes=["tried to read the course, the grader or the solutions"])
+    add("reads-secrets", nb, zero=WALKS, notes=["tried to read the course, the grader or the solutions"])  # exec
 
     # leaks: the hidden tests as they run (IPython's own record of each cell), and the checks' frames
     spy = ("import inspect\n"
@@ -362,7 +365,7 @@ def snooping_students(course_dir, targets, assignment="01_graphs"):
     nb = insert_cell(insert_cell(solved, "walk", spy, "spy"), "walk-tests",
                      "print('\\n'.join(In))\nfrom IPython.display import HTML, display\n"
                      "display(HTML('<pre>' + '\\n'.join(In) + '</pre>'))\n'\\n'.join(In)", "replay")
-    add("prints-hidden-tests", nb, zero=["walk"])  # 01_graphs is judged: its import of the checks fails
+    add("prints-hidden-tests", nb, zero=WALKS)  # get_ipython(): the walks' rule; its import of the checks fails
 
     # permissions and owners of the course's files and of the checks (the one the kernel imported too)
     chmods = ["import os",

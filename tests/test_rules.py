@@ -86,7 +86,7 @@ SUM_TO = "def sum_to(grad, shape):\n    return {}\n"
     (SUM_TO.format("grad.sum_to_size(shape)"), "", True),
     (SUM_TO.format("helper(grad, shape)"), "def helper(g, s):\n    return g.sum_to_size(s)\n", True),  # a helper
     (SUM_TO.format("grad.mine(shape)"), "torch.Tensor.mine = torch.Tensor.sum_to_size\n", True),  # an alias
-    (SUM_TO.format("getattr(grad, 'sum_to_' + 'size')(shape)"), "", False),  # dynamic: integrity.csv only
+    (SUM_TO.format("getattr(grad, 'sum_to_' + 'size')(shape)"), "", True),  # unreadable: a computed name
     (SUM_TO.format("grad.sum((0,), keepdim=True)  # not sum_to_size"), "", False),  # a comment
     ('def sum_to(grad, shape):\n    """Like Tensor.sum_to_size."""\n    return grad.sum(0)\n', "", False),
     (SUM_TO.format("Hypot.apply(grad, grad)"), "", True),  # Hypot may use sum_to_size, sum_to may not use Hypot
@@ -103,6 +103,30 @@ def test_the_rules_read_the_exercises_code_and_what_it_reaches(answer, extra, br
 def test_dynamic_access_is_listed_not_scored():
     cells = [("sum_to", SUM_TO.format("getattr(grad, name)(shape)")), ("", "exec(code)\nimport importlib")]
     assert rules.dynamic_access(cells) == ["exec()", "getattr() with a computed name", "importlib"]
-    assert not _broken(cells, "02_backward", "sum_to")
-    assert _broken([("sum_to", "%time x = 1\n" + SUM_TO.format("grad.sum_to_size(shape)"))],
-                   "02_backward", "sum_to"), "a magic line does not hide the cell"
+    assert not _broken(cells, "02_backward", "hypot"), "hypot declares no rule: only listed"
+
+
+@pytest.mark.parametrize("answer, extra, broken", [
+    ("grad.sum(0)", "exec(code)", True),  # binds names unseen: counts wherever it is
+    ("grad.sum(0)", "globals()['helper'] = torch.Tensor.mean", True),
+    ("pick(grad)(shape)", "import operator\npick = operator.attrgetter('sum_to_' + 'size')", True),
+    ("grad.sum(0)", "import operator\npick = operator.attrgetter('sum_to_' + 'size')", False),  # a read, unused
+    ("grad.sum(0)", "x = getattr(torch, name)", False),
+    ("mine(grad, shape)", "try:\n    torch.ones(2).sum_to_size(5)\nexcept RuntimeError as err:\n    code = "
+     "err.__traceback__.tb_next.tb_frame.f_code\nmine = type(lambda: 0)(code, {})", True),  # a traceback's code
+    ("grad.sum(0)", "%time torch.Tensor.mine = torch.Tensor.sum_to_size", True),  # a magic's code is Python
+    ("grad.sum(0)", "%run helper.py", True), ("grad.sum(0)", "import my_helpers", True),
+    ("grad.sum(0)", "%%capture\nimport my_helpers", True),
+    ("grad.sum(0)", "%timeit -n 10 -r 3 sum_to(torch.ones(2, 3), (3,))", False),
+    ("grad.sum(0)", "%matplotlib inline\n!ls", False),
+    ("grad.sum(0)", "from collections import deque\nimport numpy as np\nimport math", False),
+    ("grad.sum(0)", "class Hypot:\n    def f(self, name):\n        return vars(self)[name]", False),  # another answer
+])
+def test_code_the_grader_cannot_read_breaks_a_ruled_exercise(answer, extra, broken):
+    """An exercise with rules accepts no code that may bind a name without writing it (outside the other
+    exercises' answers), and no code its answer depends on that reaches an object without naming it: such code
+    could hand the answer the library's function under any name."""
+    grade_id = "hypot" if extra.startswith("class Hypot") else ""
+    cells = _cells("02_backward", {"sum_to": SUM_TO.format(answer)}) + [(grade_id, extra)]
+    assert bool(_broken(cells, "02_backward", "sum_to")) is broken
+    assert not _broken(cells, "02_backward", "hypot")

@@ -14,19 +14,36 @@ What this rules out, and what not: the written forms of those tricks in the code
 it reaches by name, and every statement that sets an attribute), and a raised limit anywhere; a comparison with
 the library in a cell of one's own is not part of the answer.
 Python can reach any object without writing its name (``exec``, ``eval``, ``compile``, ``getattr`` with a
-computed name, ``__dict__``, ``globals()``, ``importlib``): those cannot be judged from the source, so they
-are reported (:func:`dynamic_access`) for the instructor to read in ``integrity.csv``, not scored. Recursion
-itself is judged by the calls' results: Python's default limit holds in every call (``runner``).
+computed name, ``operator.attrgetter``, ``__dict__``, ``globals()``, ``importlib``, a frame's or traceback's
+code, ``gc``'s referents, a module the notebook wrote and imports, a magic such as ``%run``), and bind a name
+without writing it (``globals()[...] = ...``), so no reading of the source can follow such code. An exercise with rules
+therefore does not accept it: anywhere in the student's cells but the other exercises' answers, it breaks the
+rule (:func:`broken_rules`). In an assignment's other exercises it is only reported (:func:`dynamic_access`)
+for the instructor to read in ``integrity.csv``. Recursion itself is judged by the calls' results: Python's
+default limit holds in every call (``runner``).
 """
 import ast
+import functools
 import re
+import sys
 
 COPIES_A_FUNCTION = ("__code__", "FunctionType", "CodeType")
 RAISES_THE_LIMIT = ("setrecursionlimit", "stack_size")
-DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "locals", "vars"}
-DYNAMIC_NAMES = {"importlib", "__dict__", "__builtins__", "__globals__", "builtins"}
+# Code that may bind a name of the notebook without writing it: it counts wherever it is.
+BINDING_CALLS = {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "get_ipython"}
+BINDING_NAMES = {"importlib", "import_module", "__dict__", "__builtins__", "builtins", "__main__", "runpy", "ctypes",
+                 "codeop"}
+# Code that reaches an object without naming it: it counts where the answer depends on it.
+READING_NAMES = {"__globals__", "attrgetter", "methodcaller", "__getattribute__", "getattr_static", "getmembers",
+                 "get_referents", "get_referrers", "get_objects", "_getframe", "currentframe", "f_code", "f_globals",
+                 "f_locals", "f_back", "tb_frame", "gi_frame", "gi_code", "cr_frame", "marshal"}
+MAGICS_OF_CODE = {"time", "timeit", "prun", "capture"}  # their argument (or cell) is Python run in the notebook
+HARMLESS_MAGICS = {"matplotlib", "config", "precision", "xmode", "who", "whos", "who_ls", "pwd", "env", "pinfo",
+                   "html", "markdown", "latex", "svg", "javascript", "bash", "sh", "writefile"}
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_MAGIC = re.compile(r"^\s*[%!].*$", re.MULTILINE)  # IPython's magics and shell lines: not Python
+_LINE_MAGIC = re.compile(r"^(\s*)((?:\w+\s*=\s*)?)(%{1,2})(\w*)(.*)$")
+_SHELL = re.compile(r"^(\s*)(?:\w+\s*=\s*)?!")
+_OPTION = re.compile(r"\s*-(?:[nrplsTD]\s*\d+|\w)\b")  # %timeit -n 10 -r 3 ..., %prun -q ...
 
 
 def student_cells(nb):
@@ -60,11 +77,40 @@ def _words(tree):
 
 
 def _parse(source):
-    """The cell's syntax tree; None when it is not Python even without magics (the kernel fails it anyway)."""
+    """The cell's syntax tree, as IPython runs it (:func:`_python`); None when it is not Python (the kernel fails
+    it anyway)."""
     try:
-        return ast.parse(_MAGIC.sub("", source))
+        return ast.parse(_python(source))
     except SyntaxError:
         return None
+
+
+def _python(source):
+    """The cell as Python: a magic that runs code of the cell (``%time``, ``%timeit``, ``%%capture``) becomes that
+    code; a harmless magic or a shell line, ``pass``; any other magic, the call IPython makes for it
+    (``get_ipython().run_line_magic('run', '')``), which :func:`_dynamic_forms` reports."""
+    lines = source.split("\n")
+    for i, line in enumerate(lines):
+        magic = _LINE_MAGIC.match(line)
+        if magic:
+            indent, target, percent, name, rest = magic.groups()
+            if name in MAGICS_OF_CODE and percent == "%%":  # the cell's body is the code, the line options
+                lines[i] = indent + "pass"
+            elif name in MAGICS_OF_CODE:
+                while _OPTION.match(rest):
+                    rest = rest[_OPTION.match(rest).end():]
+                lines[i] = indent + target + rest.strip() if rest.strip() else indent + "pass"
+            elif name in HARMLESS_MAGICS:
+                lines[i] = indent + "pass"
+                if percent == "%%":  # the cell's body is not Python
+                    return "\n".join(lines[:i + 1])
+            else:
+                lines[i] = f"{indent}get_ipython().run_line_magic({percent + name!r}, '')"
+                if percent == "%%":
+                    return "\n".join(lines[:i + 1])
+        elif _SHELL.match(line):
+            lines[i] = _SHELL.match(line).group(1) + "pass"
+    return "\n".join(lines)
 
 
 def _binds(statement):
@@ -153,8 +199,8 @@ def broken_rules(cells, exercise, function=None, forbids=(), no_recursion=False)
                 for name in RAISES_THE_LIMIT} if no_recursion else {}
     if not (in_answer or anywhere):
         return []
-    found = []
-    for node, text, answer in exercise_code(cells, exercise, function or exercise):
+    found, code = [], exercise_code(cells, exercise, function or exercise)
+    for node, text, answer in code:
         if node is None:
             names, strings = set(re.findall(r"\w+", text)), []
         else:
@@ -162,26 +208,59 @@ def broken_rules(cells, exercise, function=None, forbids=(), no_recursion=False)
         for name, why in [*(in_answer.items() if answer else ()), *anywhere.items()]:
             if (name in names or any(name in s for s in strings)) and why not in found:
                 found.append(why)
+    unreadable = sorted({form for node, _, answer in code if node is not None
+                         for form, binds in _dynamic_forms(node) if binds or answer})
+    if unreadable:
+        found.append(f"reaches objects without naming them ({', '.join(unreadable)}): the grader cannot read what "
+                     "that code uses, so an exercise with rules does not accept it (outside the other exercises' "
+                     "answers)")
     return found
+
+
+def _dynamic_forms(tree):
+    """``{(form, binds)}``: the ways ``tree`` reaches objects without naming them; ``binds``: the form may also bind
+    a name of the notebook without writing it (``exec``, ``globals()[...] =``, a magic, a module of its own)."""
+    names = BINDING_NAMES | READING_NAMES
+    seen = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "run_line_magic" and node.args and isinstance(node.args[0], ast.Constant):
+            seen.add((f"the magic {node.args[0].value}", True))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            seen.update((f"imports `{m}`, a module of the notebook's own", True) for m in _own_modules(node))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name in BINDING_CALLS:
+                seen.add((f"{name}()", True))
+            elif name in ("getattr", "setattr", "delattr") and len(node.args) > 1 \
+                    and not isinstance(node.args[1], ast.Constant):
+                seen.add((f"{name}() with a computed name", name != "getattr"))
+        elif isinstance(node, (ast.Name, ast.Attribute)) and (word := getattr(node, "id", getattr(node, "attr", ""))) \
+                in names:
+            seen.add((word, word in BINDING_NAMES))
+        elif isinstance(node, ast.alias) and {node.name.split(".")[0], node.name.split(".")[-1]} & names:
+            seen.add((node.name, bool({node.name.split(".")[0], node.name.split(".")[-1]} & BINDING_NAMES)))
+    return seen
+
+
+def _own_modules(node):
+    """The modules an import reads that are neither Python's nor installed: files the notebook may have written."""
+    if isinstance(node, ast.ImportFrom):
+        names = [node.module or ""] if not node.level else ["." * node.level + (node.module or "")]
+    else:
+        names = [alias.name for alias in node.names]
+    return [name for name in names if name.split(".")[0] not in _known_modules()]
+
+
+@functools.lru_cache(maxsize=1)
+def _known_modules():
+    """Python's own modules and the top-level modules of the installed distributions (this environment's, which
+    the student process shares)."""
+    from importlib.metadata import packages_distributions
+    return frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names) | set(packages_distributions())
 
 
 def dynamic_access(cells):
     """The ways the cells reach objects without writing their names (for integrity.csv; never scored)."""
-    seen = set()
-    for _, source in cells:
-        tree = _parse(source)
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                name = node.func.id
-                if name in DYNAMIC_CALLS:
-                    seen.add(f"{name}()")
-                elif name in ("getattr", "setattr", "delattr") and len(node.args) > 1 \
-                        and not isinstance(node.args[1], ast.Constant):
-                    seen.add(f"{name}() with a computed name")
-            elif isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES:
-                seen.add(node.id)
-            elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_NAMES:
-                seen.add(node.attr)
-            elif isinstance(node, ast.alias) and node.name.split(".")[0] in DYNAMIC_NAMES:
-                seen.add(node.name)
-    return sorted(seen)
+    trees = [_parse(source) for _, source in cells]
+    return sorted({form for tree in trees if tree is not None for form, _ in _dynamic_forms(tree)})

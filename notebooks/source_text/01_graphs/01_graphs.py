@@ -36,6 +36,8 @@
 # **The grader reads your code:** if one of those exercises' functions, or anything it uses, names one of
 # them or copies a function (`__code__`, `FunctionType`), that exercise scores 0; if the notebook raises the
 # recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), all four do.
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores all four 0 too.
 
 # %% nbgrader="readonly" id="setup"
 import functools

@@ -226,6 +226,8 @@ def check_order(order, root, expected_count):
 #
 # No recursion: a 10,000-node chain must work. **The grader reads your code:** if the notebook raises the
 # recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0.
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too.
 
 # %% nbgrader="solution" id="backward_order"
 def backward_order(root):
@@ -428,9 +430,11 @@ assert close(got[0], want[0]) and close(got[1], want[1]), \
 #   may keep its empty list.
 #
 # No recursion: a 10,000-node chain must work. **The grader reads your code:** if the notebook raises the
-# recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0. The operations
-# used here are `+`, `-`, `*`, `tanh` and `sum` (their formulas are in the setup cell), so this exercise does
-# not depend on exercise 3.
+# recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0.
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too. The
+# operations used here are `+`, `-`, `*`, `tanh` and `sum` (their formulas are in the setup cell), so this
+# exercise does not depend on exercise 3.
 
 # %% nbgrader="solution" id="backward"
 def backward(tensor, gradient=None, retain_graph=False):

@@ -115,6 +115,8 @@ def chain(n=10_000):
 # result stays differentiable. `Tensor.sum_to_size` does exactly this: here you write it, so don't call it.
 # **The grader reads your code:** if `sum_to` or anything it uses names `sum_to_size` or copies a function
 # (`__code__`, `FunctionType`), this exercise scores 0 (`Hypot` and `Lerp` below may use `sum_to_size`).
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too.
 
 # %% nbgrader="solution" id="sum_to"
 def sum_to(grad, shape):
@@ -277,6 +279,8 @@ assert close(start2.grad, [0.5, 0.5]), f"with weight 0.5: got {start2.grad}"
 # **The grader reads your code:** if `dfs_order` or anything it uses names `topological_order` or copies a
 # function (`__code__`, `FunctionType`), or the notebook raises the recursion limit
 # (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0.
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too.
 
 # %% nbgrader="solution" id="dfs_order"
 def dfs_order(roots):
@@ -352,6 +356,8 @@ assert len(order) == 10_001 and order[0] is deep_y.grad_fn, \
 # - Work under `torch.no_grad()`, return `torch.zeros_like(leaf)` when no path reaches the leaf, don't
 #   call `backward` or `autograd.grad`, and don't recurse. **The grader reads your code:** if the notebook
 #   raises the recursion limit (`sys.setrecursionlimit`, `threading.stack_size`), this exercise scores 0.
+#   Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`,
+#   a magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too.
 
 # %% nbgrader="solution" id="path_sum_grad"
 def path_sum_grad(output, leaf):

@@ -318,6 +318,8 @@ assert len(grads) == 3 and grads[1] is None and grads[2] is None, \
 # and don't touch `.grad` (use `autograd.grad`, not `backward`). Don't call chibigrad's `gradcheck`.
 # **The grader reads your code:** if `check_grad` or anything it uses names `gradcheck` or `gradgradcheck`,
 # or copies a function (`__code__`, `FunctionType`), this exercise scores 0.
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too.
 
 # %% nbgrader="solution" id="check_grad"
 def check_grad(fn, inputs, eps=1e-6):

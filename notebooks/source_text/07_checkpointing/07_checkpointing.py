@@ -228,6 +228,8 @@ assert close(draws[1][1], draws[0][1]), \
 # Don't call `checkpoint_sequential`. **The grader reads your code:** if `checkpoint_segments` or anything
 # it uses names `checkpoint_sequential` or copies a function (`__code__`, `FunctionType`), this exercise
 # scores 0.
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too.
 
 # %% nbgrader="solution" id="checkpoint_segments"
 def checkpoint_segments(layers, boundaries, x):

@@ -172,6 +172,8 @@ def silu_step(passes=()):
 # if `dead_nodes` or anything it uses names `eliminate_dead_code`, copies a function (`__code__`,
 # `FunctionType`), or the notebook raises the recursion limit (`sys.setrecursionlimit`,
 # `threading.stack_size`), this exercise scores 0.
+# Code the grader cannot read (`exec`, `eval`, `getattr` with a computed name, `globals()`, `get_ipython()`, a
+# magic such as `%run`, a module of your own) outside the other exercises' answers scores it 0 too.
 
 # %% nbgrader="solution" id="dead_nodes"
 def dead_nodes(graph):
