@@ -87,7 +87,17 @@ STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog"}
 # exercise 0 and writes an integrity.csv row.
 BREAKS_A_SOURCE_RULE = {"01_graphs/summarize__forbidden_copy",
                         "02_backward/sum_to__checks_helper", "02_backward/dfs_order__fork_storm",
-                        "07b_compile/dead_nodes__library_pass_on_copy", "07b_compile/dead_nodes__pin_recursion_limit"}
+                        "07b_compile/dead_nodes__library_pass_on_copy", "07b_compile/dead_nodes__pin_recursion_limit",
+                        # an outside red team's evasions of the rules (session 13; RULES_REDTEAM.md)
+                        *(f"01_graphs/{name}" for name in (
+                            "depth__rule_attrgetter", "depth__rule_class_body", "depth__rule_getattr_string",
+                            "summarize__rule_default_argument", "summarize__rule_from_import_alias",
+                            "summarize__rule_functools_partial", "summarize__rule_module_dict")),
+                        *(f"02_backward/{name}" for name in (
+                            "dfs_order__rule_mutual_recursion", "dfs_order__rule_setrecursionlimit_alias",
+                            "sum_to__rule_method_via_type", "sum_to__rule_unbound_method")),
+                        "06_custom_functions/check_grad__rule_gradcheck_alias",
+                        "07b_compile/dead_nodes__rule_from_import_alias", "07b_compile/dead_nodes__rule_recursive_liveness"}
 # Tricks that still earn points, with why (strict xfail: a fix turns them into failures to drop). None today.
 KNOWN_LIMITS = {}
 

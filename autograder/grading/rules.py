@@ -6,7 +6,8 @@ under a raised limit is the same data as the student's own. Those rules are read
 wrote instead: it is parsed with :mod:`ast`, never run. An exercise declares them on ``@exercise``:
 
 - ``forbids``: names of the library's implementation of the exercise (``"sum_to_size"``). Naming one, as a
-  name, an attribute, an import or inside a string, scores the exercise 0; so does any means of copying a
+  name, an attribute, an import or a constant ``getattr`` name, scores the exercise 0 (a function's own
+  variable of that name does not: it holds only what the function put there); so does any means of copying a
   function (``__code__``, ``FunctionType``, ``CodeType``), which such an exercise has no use for;
 - ``no_recursion``: ``sys.setrecursionlimit`` and ``threading.stack_size`` score it 0.
 
@@ -34,7 +35,7 @@ BINDING_CALLS = {"exec", "eval", "compile", "__import__", "globals", "locals", "
 BINDING_NAMES = {"importlib", "import_module", "__dict__", "__builtins__", "builtins", "__main__", "runpy", "ctypes",
                  "codeop"}
 # Code that reaches an object without naming it: it counts where the answer depends on it.
-READING_NAMES = {"__globals__", "attrgetter", "methodcaller", "__getattribute__", "getattr_static", "getmembers",
+READING_NAMES = {"__globals__", "__getattr__", "attrgetter", "methodcaller", "__getattribute__", "getattr_static", "getmembers",
                  "get_referents", "get_referrers", "get_objects", "_getframe", "currentframe", "f_code", "f_globals",
                  "f_locals", "f_back", "tb_frame", "gi_frame", "gi_code", "cr_frame", "marshal"}
 MAGICS_OF_CODE = {"time", "timeit", "prun", "capture"}  # their argument (or cell) is Python run in the notebook
@@ -57,23 +58,58 @@ def student_cells(nb):
 
 
 def _words(tree):
-    """``(identifiers, strings)`` a cell names: names, attributes, imported names, argument and function names;
-    and its string constants (docstrings left out: a docstring may say what not to call)."""
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str)}
+    """``(identifiers, strings)`` a cell names: names (but a function's own variables and parameters, which
+    hold only what the function put there), attributes and imported names; and the constant names
+    ``getattr``, ``setattr`` and ``delattr`` are given (other strings are text: an error message may say what
+    not to call)."""
     names, strings = set(), []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
+    for node, local in _named(tree, frozenset()):
+        if isinstance(node, ast.Name) and node.id not in local:
             names.add(node.id)
         elif isinstance(node, ast.Attribute):
             names.add(node.attr)
         elif isinstance(node, ast.alias):
             names.update(part for name in (node.name, node.asname or "") for part in name.split("."))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            strings.append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) > 1 \
+                and node.func.id in ("getattr", "setattr", "delattr") and isinstance(node.args[1], ast.Constant):
+            strings.append(str(node.args[1].value))
     return names, strings
+
+
+def _named(node, local):
+    """Every node under ``node`` with the names local to the function it is in (its parameters and the names
+    it assigns without declaring them global); defaults and decorators belong to the enclosing scope."""
+    yield node, local
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        outer = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None),
+                 *getattr(node, "decorator_list", ())]
+        for child in outer:
+            yield from _named(child, local)
+        inner = _function_locals(node)
+        body = node.body if isinstance(node.body, list) else [node.body]
+        for child in body:
+            yield from _named(child, inner)
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _named(child, local)
+
+
+def _function_locals(function):
+    """A function's parameters and the names its own body assigns, less those it declares global or
+    nonlocal (nested functions and classes have their own)."""
+    args = function.args
+    found = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+    declared = set()
+    todo = list(function.body) if isinstance(function.body, list) else [function.body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        if not isinstance(node, (*_DEFINITIONS, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return frozenset(found - declared)
 
 
 def _parse(source):
@@ -149,8 +185,8 @@ def _writes_attribute(statement):
 
 
 def _names(statement):
-    """Every name a statement mentions: what it needs (and binds) by name."""
-    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+    """Every name a statement mentions but its functions' own variables: what it needs (and binds) by name."""
+    return {n.id for n, local in _named(statement, frozenset()) if isinstance(n, ast.Name) and n.id not in local}
 
 
 def exercise_code(cells, exercise, function):
