@@ -17,9 +17,9 @@ the library in a cell of one's own is not part of the answer.
 Python can reach any object without writing its name (``exec``, ``eval``, ``compile``, ``getattr`` with a
 computed name, ``operator.attrgetter``, ``__dict__``, ``globals()``, ``importlib``, a frame's or traceback's
 code, ``gc``'s referents, a module the notebook wrote and imports, a magic such as ``%run``), and bind a name
-without writing it (``globals()[...] = ...``), so no reading of the source can follow such code. An exercise with rules
-therefore does not accept it: anywhere in the student's cells but the other exercises' answers, it breaks the
-rule (:func:`broken_rules`). In an assignment's other exercises it is only reported (:func:`dynamic_access`)
+without writing it (``globals()[...] = ...``), so no reading of the source can follow such code. An exercise
+with rules therefore does not accept it: code that may bind a name anywhere in the student's cells but the other
+exercises' answers, code that reaches an object in what the answer depends on (:func:`broken_rules`). In an assignment's other exercises it is only reported (:func:`dynamic_access`)
 for the instructor to read in ``integrity.csv``. Recursion itself is judged by the calls' results: Python's
 default limit holds in every call (``runner``).
 """
@@ -35,9 +35,9 @@ BINDING_CALLS = {"exec", "eval", "compile", "__import__", "globals", "locals", "
 BINDING_NAMES = {"importlib", "import_module", "__dict__", "__builtins__", "builtins", "__main__", "runpy", "ctypes",
                  "codeop"}
 # Code that reaches an object without naming it: it counts where the answer depends on it.
-READING_NAMES = {"__globals__", "__getattr__", "attrgetter", "methodcaller", "__getattribute__", "getattr_static", "getmembers",
-                 "get_referents", "get_referrers", "get_objects", "_getframe", "currentframe", "f_code", "f_globals",
-                 "f_locals", "f_back", "tb_frame", "gi_frame", "gi_code", "cr_frame", "marshal"}
+READING_NAMES = {"__globals__", "__getattr__", "attrgetter", "methodcaller", "__getattribute__", "getattr_static",
+                 "getmembers", "get_referents", "get_referrers", "get_objects", "_getframe", "currentframe", "f_code",
+                 "f_globals", "f_locals", "f_back", "tb_frame", "gi_frame", "gi_code", "cr_frame", "marshal"}
 MAGICS_OF_CODE = {"time", "timeit", "prun", "capture"}  # their argument (or cell) is Python run in the notebook
 HARMLESS_MAGICS = {"matplotlib", "config", "precision", "xmode", "who", "whos", "who_ls", "pwd", "env", "pinfo",
                    "html", "markdown", "latex", "svg", "javascript", "bash", "sh", "writefile"}
