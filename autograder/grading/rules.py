@@ -44,7 +44,7 @@ HARMLESS_MAGICS = {"matplotlib", "config", "precision", "xmode", "who", "whos", 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LINE_MAGIC = re.compile(r"^(\s*)((?:\w+\s*=\s*)?)(%{1,2})(\w*)(.*)$")
 _SHELL = re.compile(r"^(\s*)(?:\w+\s*=\s*)?!")
-_OPTION = re.compile(r"\s*-(?:[nrplsTD]\s*\d+|\w)\b")  # %timeit -n 10 -r 3 ..., %prun -q ...
+_OPTIONS = re.compile(r"^(?:\s*-(?:[nrplsTD]\s*\d+|\w)\b)*")  # %timeit -n 10 -r 3 ..., %prun -q ...
 
 
 def student_cells(nb):
@@ -133,8 +133,7 @@ def _python(source):
             if name in MAGICS_OF_CODE and percent == "%%":  # the cell's body is the code, the line options
                 lines[i] = indent + "pass"
             elif name in MAGICS_OF_CODE:
-                while _OPTION.match(rest):
-                    rest = rest[_OPTION.match(rest).end():]
+                rest = _OPTIONS.sub("", rest, count=1)
                 lines[i] = indent + target + rest.strip() if rest.strip() else indent + "pass"
             elif name in HARMLESS_MAGICS:
                 lines[i] = indent + "pass"
@@ -144,8 +143,8 @@ def _python(source):
                 lines[i] = f"{indent}get_ipython().run_line_magic({percent + name!r}, '')"
                 if percent == "%%":
                     return "\n".join(lines[:i + 1])
-        elif _SHELL.match(line):
-            lines[i] = _SHELL.match(line).group(1) + "pass"
+        elif shell := _SHELL.match(line):
+            lines[i] = shell.group(1) + "pass"
     return "\n".join(lines)
 
 
@@ -274,8 +273,8 @@ def _dynamic_forms(tree):
         elif isinstance(node, (ast.Name, ast.Attribute)) and (word := getattr(node, "id", getattr(node, "attr", ""))) \
                 in names:
             seen.add((word, word in BINDING_NAMES))
-        elif isinstance(node, ast.alias) and {node.name.split(".")[0], node.name.split(".")[-1]} & names:
-            seen.add((node.name, bool({node.name.split(".")[0], node.name.split(".")[-1]} & BINDING_NAMES)))
+        elif isinstance(node, ast.alias) and (ends := {node.name.split(".")[0], node.name.split(".")[-1]}) & names:
+            seen.add((node.name, bool(ends & BINDING_NAMES)))
     return seen
 
 
