@@ -209,7 +209,8 @@ def _hostile_notebook(course_dir):
 @pytest.mark.slow
 def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
     """``autograder grade`` on 01b_engine with a canary token in the grader's environment: the solutions
-    score 12/12; a submission that snoops for the grader scores 0 on that exercise only, imports none of the
+    score 12/12; a submission that snoops for the grader scores 0 on that exercise and on the ruled one (its
+    computed import breaks the source rules), imports none of the
     grader's checks, and the token appears in no file grading or feedback writes. ``make grade`` of that
     submission gives it the same scores and leaves the file as it was."""
     course_dir = synthetic_classes.course_copy(tmp_path, ["01b_engine"])
@@ -230,7 +231,9 @@ def test_judged_grading_in_the_sandbox_scores_and_leaks_nothing(tmp_path):
         scores = {s: {g.name[:-len("-tests")]: g.score for g in gb.find_submission_notebook(
             "01b_engine", "01b_engine", s).grades} for s in ("solved", "hostile")}
     assert scores["solved"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 4}, scores
-    assert scores["hostile"] == {"backward_order": 3, "accumulate": 2, "formulas": 3, "backward": 0}, scores
+    # the cell imports by a computed name: the grader cannot read which code it binds, so the ruled exercise
+    # (backward_order, no recursion) is broken too
+    assert scores["hostile"] == {"backward_order": 0, "accumulate": 2, "formulas": 3, "backward": 0}, scores
     hostile = course_dir / "submitted" / "hostile" / "01b_engine" / "01b_engine.ipynb"
     before = hostile.read_bytes()
     assert {name: score for name, score, *_ in build.self_grade(hostile)[1]} == scores["hostile"], \
