@@ -1,13 +1,14 @@
 """The judge sees from outside a kernel that the address-space cap refused its allocations, even when the
 kernel caught its own MemoryError (``judge.kernel_memory``, ``judge.reached_cap``; the red team's
 ``05_accumulation/lion__memory_hog`` is its integrity.csv row in test_redteam.py). Fast: two small processes."""
+import json
 import resource
 import subprocess
 import sys
 
 import pytest
 
-from autograder.grading import judge
+from autograder.grading import judge, sandbox
 
 CAP = 1 << 30
 HOG = """
@@ -38,3 +39,49 @@ def test_a_capped_process_that_caught_its_memory_error_is_seen_from_outside(bloc
     assert (grown < blocks) is reached, "the cap refused the hog's allocations, not the small one's"
     assert judge.reached_cap(peak, cap) is reached, (peak >> 20, cap >> 20)
     assert not judge.reached_cap(peak, None), "no cap, nothing refused"
+
+
+WATCHED = """
+import json, os, resource, signal, sys, tempfile
+import numpy as np
+from autograder.grading import sandbox
+cap, events = int(sys.argv[1]), os.open(sys.argv[2], os.O_WRONLY | os.O_APPEND)
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+watcher = sandbox.watch_allocations(events, cap)
+seen = {"watcher": watcher}
+if sandbox.landlock_abi() >= 6:  # confined after the watcher started: it cannot be signalled from in here
+    sandbox.apply_landlock(["/"], [tempfile.gettempdir()])
+    try:
+        os.kill(watcher, signal.SIGKILL)
+        seen["killed"] = True
+    except PermissionError:
+        seen["killed"] = False
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+os.killpg(0, signal.SIGINT)  # what interrupting a cell does to the kernel's process group
+for name, size in (("huge", 4 * cap), ("quarter", cap // 4), ("huge again", 8 * cap)):
+    try:
+        np.empty(size, dtype=np.uint8)
+        seen[name] = "allocated"
+    except MemoryError:
+        seen[name] = "refused"
+print(json.dumps(seen), flush=True)
+"""
+
+
+@pytest.mark.skipif(not sandbox.seccomp_supported(), reason="seccomp user notification: Linux x86_64 and aarch64")
+def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
+    """A request far past the cap leaves the peak low (``reached_cap`` cannot see it): the watcher, a process the
+    sandboxed one cannot signal, reports each refused request as an event, and lets allowed ones through."""
+    events = tmp_path / "events.jsonl"
+    events.touch()
+    done = subprocess.run([sys.executable, "-c", WATCHED, str(CAP), str(events)], capture_output=True, text=True,
+                          timeout=60, start_new_session=True)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["watcher"], "seccomp's user notification is available on this OS kernel"
+    assert seen.get("killed") is not True, "Landlock (ABI 6+) keeps the sandboxed process from signalling it"
+    assert (seen["huge"], seen["quarter"], seen["huge again"]) == ("refused", "allocated", "refused"), seen
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    asked = sorted({int(detail.split(" MB")[0].replace(",", "")) >> 10 for kind, detail in lines})
+    assert {kind for kind, _ in lines} == {"memory-refused"} and asked == [4, 8], lines
+    assert all(f"of {CAP >> 20:,} MB in use" in detail for _, detail in lines), lines

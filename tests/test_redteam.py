@@ -79,9 +79,11 @@ TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_hel
                      "04_stop_gradient/sign_ste__write_outside",
                      "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files"}
-# A memory hog whose allocations the address-space cap refuses catches its own MemoryError: the judge reads the
-# kernel's peak address space and cap from /proc after each cell (judge.kernel_memory) and writes the row.
-STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog"}
+# Memory hogs whose allocations the address-space cap refuses catch their own MemoryError: the judge reads the
+# kernel's peak address space and cap from /proc after each cell (judge.kernel_memory); the allocation watcher,
+# a process outside the kernel, reports one refused request larger than an eighth of the cap
+# (sandbox.watch_allocations). Either writes the row.
+STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog", "05_accumulation/lion__one_huge_allocation_caught"}
 # Hostile cells that answer with the student edition's own library code through a renamed copy, or recurse under a
 # raised, pinned recursion limit: the judge reads the source as data (autograder/grading/rules.py), scores the
 # exercise 0 and writes an integrity.csv row.

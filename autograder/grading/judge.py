@@ -53,7 +53,6 @@ DEFAULT_TIMEOUT = 10.0  # seconds a single call may take
 _REGISTRY = {}
 _RULES = {}  # "<assignment>:<exercise id>" -> the rules on its source (``rules.broken_rules``'s keywords)
 JUDGE_SAW = "the judge saw"  # integrity.csv lists the notes that say it
-CAP_MARGIN = 1 / 8  # a kernel whose peak address space came this close to its cap had allocations refused
 NOT_GRADED = "judge_not_graded"  # resources key: {grade_id: why} of cells whose points stay blank
 PARTIAL = "judge_partial"  # resources key: {grade_id: (points earned, the verdict's message)} of partial credit
 
@@ -141,8 +140,9 @@ def kernel_memory(pid):
 
 def reached_cap(peak, cap):
     """Whether a peak address space shows the cap refused allocations: it cannot pass the cap, and a refused
-    one leaves it within the size of that allocation below (an allocation larger than the margin stays unseen)."""
-    return bool(peak and cap) and peak >= cap * (1 - CAP_MARGIN)
+    one leaves it within the size of that allocation below (a larger one is the allocation watcher's to report:
+    ``sandbox.watch_allocations``)."""
+    return bool(peak and cap) and peak >= cap * (1 - sandbox.CAP_MARGIN)
 
 
 class Student:

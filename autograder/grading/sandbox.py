@@ -6,6 +6,9 @@ runs, this process confines itself, following the policy the worker put in ``$AU
 
 - resource limits (``setrlimit``, inherited by every process the student starts): address
   space (the memory cap), file size, no core dumps, and for non-root graders a process count;
+- an allocation watcher (Linux x86_64 and aarch64): a child forked before anything below, so
+  outside the student's reach, is told of every request for more than an eighth of the cap
+  (seccomp user notification) and reports the ones the cap refuses, caught or not;
 - Landlock (Linux 5.13+, no privileges needed; silently absent elsewhere): the kernel may
   read only the system's folders, the Python it runs on, the worker's copy of chibigrad and
   the runner and its own folders, may write only in its notebook
@@ -28,10 +31,13 @@ afterwards (see ``autograder/README.md``).
 """
 import ctypes
 import errno
+import fcntl
 import json
 import os
 import resource
+import select
 import signal
+import struct
 import sys
 
 POLICY_ENV = "AUTOGRADER_SANDBOX"
@@ -448,11 +454,120 @@ def apply_seccomp():
     return sorted(deny)
 
 
+# ---- refused allocations: seen from a process the student's code cannot reach ------------------------------------
+
+CAP_MARGIN = 1 / 8  # refusals of allocations smaller than this share of the cap show in the peak (judge.reached_cap)
+_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
+# the calls that grow the address space by a length given in an argument: {number: index of the length}
+_GROWS = {"x86_64": {9: 1, 25: 2}, "aarch64": {222: 1, 216: 2}}  # mmap(addr, length, ...), mremap(old, old_length, new_length, ...)
+_SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
+_NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
+_NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
+_NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
+
+
+def _notify_filter(machine, threshold):
+    """A seccomp program: mmap and mremap asking for ``threshold`` bytes or more go to the listener, all else
+    is allowed (the main filter, ``apply_seccomp``, decides the rest)."""
+    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
+    allow, notify = "allow", "notify"
+    program = [(ld_w_abs, None, None, 4), (jeq_k, None, allow, _AUDIT_ARCH[machine])]  # seccomp_data.arch
+    for number, index in _GROWS[machine].items():
+        low = 16 + 8 * index  # seccomp_data.args[index], little-endian: the low word first
+        after = f"after {number}"
+        program += [(ld_w_abs, None, None, 0), (jeq_k, None, after, number),
+                    (ld_w_abs, None, None, low + 4), (jeq_k, None, notify, 0),  # 4 GiB or more
+                    (ld_w_abs, None, None, low), (jge_k, notify, allow, threshold), after]
+    program += [allow, (ret_k, None, None, _RET_ALLOW), notify, (ret_k, None, None, _RET_USER_NOTIF)]
+    labels, code = {}, []
+    for item in program:
+        if isinstance(item, str):
+            labels[item] = len(code)
+        else:
+            code.append(item)
+    jump = lambda target, at: 0 if target is None else labels[target] - at - 1  # noqa: E731
+    return [(op, jump(jt, at), jump(jf, at), k) for at, (op, jt, jf, k) in enumerate(code)]
+
+
+def watch_allocations(events_fd, cap):
+    """Fork the watcher of this process's large allocations and return its pid (None where seccomp's user
+    notification is unavailable). Call it before Landlock and the audit hook: the watcher is then outside
+    Landlock's domain, so code confined later can neither signal (ABI 6+) nor trace it, nor see its reports
+    before they are written to ``events_fd``."""
+    import platform
+    machine = platform.machine()
+    if not sys.platform.startswith("linux") or machine not in _GROWS:
+        return None
+    program = _notify_filter(machine, min(int(cap * CAP_MARGIN), 2**32 - 1))
+    filters = (_SockFilter * len(program))(*[_SockFilter(*insn) for insn in program])
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER,
+                            ctypes.byref(_SockFprog(len(program), filters)))
+    if listener < 0:
+        return None
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _watch(listener, events_fd, parent, cap, _GROWS[machine])
+        finally:
+            os._exit(0)
+    os.close(listener)
+    return pid
+
+
+def _watch(listener, events_fd, parent, cap, grows, limit=20):
+    """The watcher: let each notified call go on, and first write an event for those that would take the
+    address space past ``cap`` (the OS kernel refuses them: ``total_vm + length > RLIMIT_AS``). It ends with
+    ``parent`` (a death signal would not reach it across Landlock's scope)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupting a cell signals the kernel's whole process group
+    try:
+        ready = select.poll()
+        ready.register(os.pidfd_open(parent), select.POLLIN)
+        ready.register(listener, select.POLLIN)
+    except OSError:  # the parent is gone already
+        return
+    written = 0
+    while True:
+        if any(fd != listener for fd, _ in ready.poll()):
+            return
+        request = bytearray(_NOTIF.size)
+        try:
+            fcntl.ioctl(listener, _NOTIF_RECV, request)
+        except OSError as err:
+            if err.errno in (errno.ENOENT, errno.EINTR):  # the caller was gone before it was read
+                continue
+            raise
+        ident, pid, _, number, _, _, *args = _NOTIF.unpack(request)
+        index = grows[number]
+        growth = args[index] - (args[1] if index == 2 else 0)
+        used = _address_space(pid)
+        if written < limit and used is not None and used + growth > cap:
+            written += 1
+            detail = f"{growth / 2**20:,.0f} MB asked for with {used / 2**20:,.0f} MB of {cap / 2**20:,.0f} MB in use"
+            os.write(events_fd, (json.dumps(["memory-refused", detail]) + "\n").encode())
+        try:
+            fcntl.ioctl(listener, _NOTIF_SEND, _NOTIF_RESP.pack(ident, 0, 0, _NOTIF_CONTINUE))
+        except OSError:  # the caller was killed meanwhile
+            pass
+
+
+def _address_space(pid):
+    """The address space of ``pid`` in bytes (``VmSize``), None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(line.split()[1]) << 10 for line in f if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
 # ---- the launcher -------------------------------------------------------------------------------------------------
 
 def confine(policy):
-    """Everything above, in order, for this process: the log and the events file opened, the limits,
-    no capabilities, Landlock, the audit hook.
+    """Everything above, in order, for this process: the log and the events file opened, the limits, the
+    allocation watcher, no capabilities, Landlock, the audit hook.
     Returns ``arm()``, to call just before student code: it adds the seccomp filter and starts
     the audit hook's reports."""
     log = os.open(policy["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
@@ -465,6 +580,8 @@ def confine(policy):
     # chibigrad reads this at import; 09_gpu's setup cell sets it so before importing chibigrad
     os.environ.setdefault("CHIBIGRAD_SIMULATE_CUDA", "auto")
     apply_limits(policy)
+    if policy.get("memory_bytes") and policy.get("seccomp", True):
+        watch_allocations(events, policy["memory_bytes"])
     if policy.get("drop_capabilities", True):
         drop_capabilities()
     if policy.get("landlock", True):

@@ -332,6 +332,9 @@ class Worker:
                          + ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else ""))
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
+        if "memory-refused" in kinds:
+            context.note("the grader stopped allocations past the kernel's memory cap (seen outside the kernel, "
+                         f"whether or not the notebook caught the MemoryError): {'; '.join(kinds['memory-refused'][:3])}")
 
     def _mode_outcome(self, event):
         """``os.chmod 0o0 on /course/gradebook.db (blocked ...)``: what the sandbox let through."""
