@@ -18,9 +18,10 @@ Python can reach any object without writing its name (``exec``, ``eval``, ``comp
 computed name, ``operator.attrgetter``, ``__dict__``, ``globals()``, ``importlib``, a frame's or traceback's
 code, ``gc``'s referents, a module the notebook wrote and imports, a magic such as ``%run``), and bind a name
 without writing it (``globals()[...] = ...``), so no reading of the source can follow such code. An exercise
-with rules therefore does not accept it: code that may bind a name anywhere in the student's cells but the other
-exercises' answers, code that reaches an object in what the answer depends on (:func:`broken_rules`). In an assignment's other exercises it is only reported (:func:`dynamic_access`)
-for the instructor to read in ``integrity.csv``. Recursion itself is judged by the calls' results: Python's
+with rules therefore does not accept it: code that may bind a name anywhere in the student's cells but inside
+the functions of the other exercises' answers (a class body, a default, a decorator runs with its cell), code
+that reaches an object in what the answer depends on (:func:`broken_rules`). In an assignment's other exercises
+it is only reported (:func:`dynamic_access`) for the instructor to read in ``integrity.csv``. Recursion itself is judged by the calls' results: Python's
 default limit holds in every call (``runner``).
 """
 import ast
@@ -190,12 +191,13 @@ def _names(statement):
 
 def exercise_code(cells, exercise, function):
     """``[(syntax tree or None, source text when it is not Python, whether the answer depends on it)]``: the
-    top-level statements of ``cells`` (:func:`student_cells`) that an exercise's rules read, all but the functions
-    and classes defined in *another* exercise's answer cell (``Hypot`` may call ``sum_to_size``) that the answer
-    does not reach. The answer ``function`` depends on a statement that binds a name it reaches by name,
-    transitively (a helper, a copy, a module it came from), on one that sets an attribute (an alias put on a
-    class) and on what that reaches. The others are scratch: comparing one's answer with the library's in a cell
-    of one's own is allowed. An empty list when the notebook does not define ``function``."""
+    top-level statements of ``cells`` (:func:`student_cells`) that an exercise's rules read; of the functions and
+    classes defined in *another* exercise's answer cell (``Hypot`` may call ``sum_to_size``) that the answer does
+    not reach, only what runs when they are defined (:func:`_at_definition`). The answer ``function`` depends
+    on a statement that binds a name it reaches by name, transitively (a helper, a copy, a module it came from),
+    on one that sets an attribute (an alias put on a class) and on what that reaches. The others are scratch:
+    comparing one's answer with the library's in a cell of one's own is allowed. An empty list when the notebook
+    does not define ``function``."""
     statements = []  # (syntax tree or None, names it binds, source text when it is not Python, exempt)
     for grade_id, source in cells:
         tree = _parse(source)
@@ -206,19 +208,36 @@ def exercise_code(cells, exercise, function):
         statements += [(node, _binds(node), None, other and isinstance(node, _DEFINITIONS)) for node in tree.body]
     if not any(function in binds for _, binds, _, _ in statements):
         return []  # no answer written: the judge's call fails on its own
-    reached = {i for i, (node, _, _, exempt) in enumerate(statements)
-               if node is None or not exempt and _writes_attribute(node)}
-    wanted = {function}.union(*(_names(statements[i][0]) for i in reached if statements[i][0] is not None))
-    grew = True
+    views = [_at_definition(node) if exempt else node for node, _, _, exempt in statements]
+    writes = {i for i, view in enumerate(views) if view is None or _writes_attribute(view)}
+    wanted = {function}.union(*(_names(views[i]) for i in writes if views[i] is not None))
+    named, grew = set(), True
     while grew:
         grew = False
         for i, (node, binds, _, _) in enumerate(statements):
-            if i not in reached and binds & wanted:
-                reached.add(i)
+            if i not in named and binds & wanted:
+                named.add(i)
                 grew = True
                 wanted |= _names(node)
-    return [(node, text, i in reached) for i, (node, _, text, exempt) in enumerate(statements)
-            if i in reached or not exempt]
+    return [(node if i in named else view, text, i in named | writes)
+            for i, ((node, _, text, _), view) in enumerate(zip(statements, views))]
+
+
+def _at_definition(definition):
+    """The part of a definition in another exercise's answer that runs when its cell runs, as a module: a
+    function's decorators, defaults and annotations; a class's decorators, bases and body but its methods' own
+    bodies. Its rules read that part like any other code (it may set an attribute or raise a limit)."""
+    if isinstance(definition, ast.ClassDef):
+        parts = [*definition.decorator_list, *definition.bases, *(k.value for k in definition.keywords)]
+        statements = [_at_definition(node) if isinstance(node, _DEFINITIONS) else node for node in definition.body]
+    else:
+        args = definition.args
+        every = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+        parts = [*definition.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None),
+                 *(a.annotation for a in every if a is not None and a.annotation is not None),
+                 *([definition.returns] if definition.returns else [])]
+        statements = []
+    return ast.Module(body=[ast.Expr(part) for part in parts] + statements, type_ignores=[])
 
 
 def broken_rules(cells, exercise, function=None, forbids=(), no_recursion=False):
