@@ -183,7 +183,7 @@ def _judge_student(**functions):
     from autograder.grading import judge, protocol, runner
 
     def transport(request, timeout):
-        return runner.answer(protocol.Call.from_json(request), dict(functions)).to_json(), None
+        return runner.answer(protocol.Call.from_json(request), dict(functions)), None
     return judge.Student(transport)
 
 
@@ -347,7 +347,7 @@ def _in_process_student(source):
     from autograder.grading import protocol, runner
     namespace = {"torch": chibigrad, "time": time, "np": np}
     exec(source, namespace)
-    return judge.Student(lambda request, timeout: (runner.answer(protocol.Call.from_json(request), namespace).to_json(),
+    return judge.Student(lambda request, timeout: (runner.answer(protocol.Call.from_json(request), namespace),
                                                    None))
 
 

@@ -46,7 +46,7 @@ def _in_process(namespace, sent=None):
     def transport(request, timeout):
         if sent is not None:
             sent.append(protocol.Call.from_json(request))
-        return runner.answer(protocol.Call.from_json(request), namespace).to_json(), None
+        return runner.answer(protocol.Call.from_json(request), namespace), None
     return transport
 
 
@@ -283,7 +283,7 @@ def _timed(namespace):
     """The in-process transport with the judge's time limit: an answer that comes after ``timeout`` is none."""
     def transport(request, timeout):
         begin = time.monotonic()
-        text = runner.answer(protocol.Call.from_json(request), namespace).to_json()
+        text = runner.answer(protocol.Call.from_json(request), namespace)
         return (text, None) if time.monotonic() - begin <= timeout else (None, f"took longer than {timeout:g} s")
     return transport
 

@@ -56,13 +56,15 @@ def _compiled(setup):
 
 
 def answer(call, namespace):
-    """The :class:`~autograder.grading.protocol.Reply` to ``call`` in the notebook's ``namespace``."""
+    """The :class:`~autograder.grading.protocol.Reply` to ``call`` in the notebook's ``namespace``, as JSON text
+    (a value that is not plain data is encoded once, and found out then)."""
     if call.setup:
         exec(_compiled(call.setup), namespace)
     fn = namespace.get(call.name)
     if not callable(fn):
         return protocol.Reply(ok=False, error="NameError",
-                              message=f"the notebook defines no function {call.name!r} (run its cells in order)")
+                              message=f"the notebook defines no function {call.name!r} (run its cells in order)"
+                              ).to_json()
     stdout = io.StringIO()
     try:
         args, context = cases.build(call.case, namespace)
@@ -72,15 +74,14 @@ def answer(call, namespace):
     except _Raised as raised:
         err = raised.__cause__
         return protocol.Reply(ok=False, error=type(err).__name__, message=str(err)[:2000],
-                              stdout=stdout.getvalue()[-2000:])
+                              stdout=stdout.getvalue()[-2000:]).to_json()
     except Exception as err:  # building the case failed: the setup's classes are not what the release defines
-        return protocol.Reply(ok=False, error="CaseError", message=f"{type(err).__name__}: {err}"[:2000])
+        return protocol.Reply(ok=False, error="CaseError", message=f"{type(err).__name__}: {err}"[:2000]).to_json()
     warning = f"{caught[0].category.__name__}: {caught[0].message}" if caught else ""
     try:
-        protocol.encode(value)
+        return protocol.Reply(ok=True, value=value, warning=warning, stdout=stdout.getvalue()[-2000:]).to_json()
     except protocol.ProtocolError as err:
-        return protocol.Reply(ok=False, error="TypeError", message=f"returned {err}")
-    return protocol.Reply(ok=True, value=value, warning=warning, stdout=stdout.getvalue()[-2000:])
+        return protocol.Reply(ok=False, error="TypeError", message=f"returned {err}").to_json()
 
 
 def serve(request):
@@ -88,5 +89,4 @@ def serve(request):
     from IPython import get_ipython
     from IPython.display import publish_display_data
     shell = get_ipython()
-    reply = answer(protocol.Call.from_json(request), shell.user_ns)
-    publish_display_data({protocol.MIME: reply.to_json()})
+    publish_display_data({protocol.MIME: answer(protocol.Call.from_json(request), shell.user_ns)})
