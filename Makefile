@@ -12,6 +12,7 @@ PYTHON ?= $(or $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
+# `make test` lists its 20 slowest set-ups and tests at the end (where the suite's time goes).
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-n 2"` (pytest-xdist) or `-m "not slow"`.
 PYTEST_ARGS ?=
 # Extra jupyter-book arguments, e.g. `make book BOOK_ARGS=--all` to re-build every page.
@@ -40,7 +41,7 @@ $(STAMP): requirements.txt pyproject.toml Makefile
 	@touch $@
 
 test: $(STAMP)
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q --durations=20 $(PYTEST_ARGS)
 
 # The book executes its pages (cached in _build/.jupyter_cache); warnings are errors.
 # JUPYTER_PATH makes the notebooks run on this venv's python3 kernel.
