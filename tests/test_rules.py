@@ -125,7 +125,8 @@ def test_dynamic_access_is_listed_not_scored():
     ("grad.mine(shape)", "class Hypot:\n    torch.Tensor.mine = torch.Tensor.sum_to_size", True),
     ("grad.mine(shape)", "def hypot(f=setattr(torch.Tensor, 'mine', torch.Tensor.sum_to_size)):\n    pass", True),
     ("grad.sum(0)", "class Hypot:\n    exec(code)", True),
-    ("grad.sum(0)", "class Hypot:\n    @staticmethod\n    def f(g):\n        return g.sum_to_size(3)\n    scale = 2.0", False),
+    ("grad.sum(0)", "class Hypot:\n    @staticmethod\n    def f(g):\n        return g.sum_to_size(3)\n    scale = 2.0",
+     False),
 ])
 def test_code_the_grader_cannot_read_breaks_a_ruled_exercise(answer, extra, broken):
     """An exercise with rules accepts no code that may bind a name without writing it (outside the other
@@ -139,7 +140,8 @@ def test_code_the_grader_cannot_read_breaks_a_ruled_exercise(answer, extra, brok
 
 def test_a_limit_raised_in_another_answers_class_body_breaks_no_recursion():
     """A class body runs when its cell runs: a raised limit there holds in every later call."""
-    raised = "import sys\nclass Hypot:\n    sys.setrecursionlimit(100_000)\n    def backward(self, g):\n        return g"
+    raised = "import sys\nclass Hypot:\n    sys.setrecursionlimit(100_000)\n    def backward(self, g):\n" \
+             "        return g"
     assert _broken(_cells("02_backward", {"hypot": raised}), "02_backward", "dfs_order")
     in_a_method = "import sys\nclass Hypot:\n    def backward(self, g):\n        return sys.getrecursionlimit()"
     assert not _broken(_cells("02_backward", {"hypot": in_a_method}), "02_backward", "dfs_order")

@@ -21,8 +21,8 @@ without writing it (``globals()[...] = ...``), so no reading of the source can f
 with rules therefore does not accept it: code that may bind a name anywhere in the student's cells but inside
 the functions of the other exercises' answers (a class body, a default, a decorator runs with its cell), code
 that reaches an object in what the answer depends on (:func:`broken_rules`). In an assignment's other exercises
-it is only reported (:func:`dynamic_access`) for the instructor to read in ``integrity.csv``. Recursion itself is judged by the calls' results: Python's
-default limit holds in every call (``runner``).
+it is only reported (:func:`dynamic_access`) for the instructor to read in ``integrity.csv``. Recursion itself
+is judged by the calls' results: Python's default limit holds in every call (``runner``).
 """
 import ast
 import functools

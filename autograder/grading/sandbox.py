@@ -459,8 +459,9 @@ def apply_seccomp():
 
 CAP_MARGIN = 1 / 8  # refusals of allocations smaller than this share of the cap show in the peak (judge.reached_cap)
 _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
-# the calls that grow the address space by a length given in an argument: {number: index of the length}
-_GROWS = {"x86_64": {9: 1, 25: 2}, "aarch64": {222: 1, 216: 2}}  # mmap(addr, length, ...), mremap(old, old_length, new_length, ...)
+# the calls that grow the address space by a length given in an argument, {number: index of the length}:
+# mmap(addr, length, ...), mremap(old_address, old_length, new_length, ...)
+_GROWS = {"x86_64": {9: 1, 25: 2}, "aarch64": {222: 1, 216: 2}}
 _SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
@@ -491,10 +492,9 @@ def _notify_filter(machine, threshold):
 
 
 def watch_allocations(events_fd, cap):
-    """Fork the watcher of this process's large allocations and return its pid (None where seccomp's user
-    notification is unavailable). Call it before Landlock and the audit hook: the watcher is then outside
-    Landlock's domain, so code confined later can neither signal (ABI 6+) nor trace it, nor see its reports
-    before they are written to ``events_fd``."""
+    """Fork the watcher of this process's large allocations (:func:`_watch`) and return its pid; None where
+    seccomp cannot notify another process. Call it before Landlock: the watcher is then outside Landlock's
+    domain, so code confined later can neither signal (ABI 6+) nor trace it."""
     import platform
     machine, release = platform.machine(), tuple(int(n) for n in re.findall(r"\d+", platform.release())[:2])
     if not sys.platform.startswith("linux") or machine not in _GROWS or release < (5, 5):  # 5.5: letting a call go on

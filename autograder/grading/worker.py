@@ -333,8 +333,9 @@ class Worker:
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
         if "memory-refused" in kinds:
+            refused = "; ".join(kinds["memory-refused"][:3])
             context.note("the grader stopped allocations past the kernel's memory cap (seen outside the kernel, "
-                         f"whether or not the notebook caught the MemoryError): {'; '.join(kinds['memory-refused'][:3])}")
+                         f"whether or not the notebook caught the MemoryError): {refused}")
 
     def _mode_outcome(self, event):
         """``os.chmod 0o0 on /course/gradebook.db (blocked ...)``: what the sandbox let through."""
