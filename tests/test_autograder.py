@@ -146,7 +146,8 @@ def test_rule_paths_let_the_deeper_of_allow_and_deny_win(tmp_path):
                     reason="needs Landlock and seccomp")
 def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
     """What a grading kernel gets (the worker's policy): the judge's checks unreadable; nothing of the course,
-    the repository or another folder readable; chmod and chown refused everywhere, even as root."""
+    the repository or another folder readable; chmod and chown refused everywhere, even as root; the memory cap
+    fixed (what the allocation watcher and the judge compare with)."""
     from autograder.grading import worker
     lib = worker._stage_packages(tmp_path / "scratch" / "lib")
     job, course = tmp_path / "scratch" / "job", tmp_path / "course"
@@ -160,7 +161,7 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
               **worker.file_policy(lib, [str(job / "nb"), str(job / "tmp")], [str(course), str(tmp_path / "scratch")]),
               "home": str(job / "tmp"), "events": str(job / "private" / "events"), "log": str(job / "private" / "log")}
     code = textwrap.dedent("""
-        import json, os, socket
+        import json, os, resource, socket
         from autograder.grading import sandbox
         sandbox.confine(json.loads(os.environ["POLICY"]))()
         def attempt(f):
@@ -183,6 +184,10 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
             "machine secrets": attempt(lambda: open("/etc/shadow").read()),
             "home": attempt(lambda: os.listdir("/root")),
             "raw socket": attempt(lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
+            "lower the memory cap": attempt(lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 2 << 30))),
+            "prlimit the memory cap": attempt(lambda: resource.prlimit(0, resource.RLIMIT_AS, (1 << 30, 2 << 30))),
+            "read the memory cap": attempt(lambda: resource.prlimit(0, resource.RLIMIT_AS)),
+            "lower another limit": attempt(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))),
         }
         open("results.json", "w").write(json.dumps(results))
     """).replace("REPO", repr(str(ROOT))).replace(
@@ -197,6 +202,9 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
     assert results["course"] == results["elsewhere"] == "PermissionError"
     assert results["home"] == ("PermissionError" if os.path.isdir("/root") else "FileNotFoundError")
     assert results["machine secrets"] == ("PermissionError" if os.path.exists("/etc/shadow") else "FileNotFoundError")
+    assert results["read the memory cap"] == results["lower another limit"] == "ok", results
+    # EPERM, which resource.setrlimit raises as ValueError ("not allowed to raise maximum limit")
+    assert (results["lower the memory cap"], results["prlimit the memory cap"]) == ("ValueError", "PermissionError")
     for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node"):
         assert results[name] == "PermissionError", (name, results)
     assert (course / "gradebook.db").stat().st_mode & 0o777 == 0o644
@@ -207,7 +215,7 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
         pass
     events = [json.loads(line) for line in (job / "private" / "events").read_text().splitlines()]
     kinds = {kind for kind, _ in events}
-    assert {"read-secret", "mode-outside"} <= kinds, events
+    assert {"read-secret", "mode-outside", "limit"} <= kinds, events
     assert any(kind == "mode-outside" and "gradebook.db" in detail for kind, detail in events)
 
 

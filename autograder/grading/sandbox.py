@@ -255,7 +255,7 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
     except inside a deeper ``public_roots`` folder, such as the Python it runs on),
     signals, processes, databases. An audit hook cannot be removed from Python; it only
     observes, before the call: whether the call then succeeded is for the OS to decide (the
-    worker reports what the sandbox enforced). ``grader_modules`` (a judged assignment's kernel): the
+    worker reports what the sandbox enforced). Changes of the memory cap are reported too. ``grader_modules`` (a judged assignment's kernel): the
     ``autograder`` modules it may import; importing any other is reported. Returns ``arm()``: events
     count from then on (not the kernel's own start-up)."""
     roots = tuple(os.path.realpath(r).rstrip("/") + "/" for r in write_roots) + ("/dev/",)
@@ -323,6 +323,10 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
                 emit("process", event)
             elif event == "import":
                 outside_allowance(str(args[0]))
+            elif event in ("resource.setrlimit", "resource.prlimit"):
+                which, limits = args[-2:]
+                if which == resource.RLIMIT_AS and limits is not None:
+                    emit("limit", f"{event}(RLIMIT_AS, {limits})")
             elif event == "sqlite3.connect":
                 emit("database", os.fsdecode(args[0]) if not isinstance(args[0], int) else str(args[0]))
         except Exception:  # an audit hook that raises would break the student's call
@@ -372,6 +376,11 @@ _SECCOMP_DENY = {
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
+# BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_RET|BPF_K
+_LD, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+# setrlimit(resource, limit), prlimit64(pid, resource, new limit, old limit)
+_SETS_LIMITS = {"x86_64": (160, 302), "aarch64": (164, 261)}
+_RLIMIT_AS = 9
 
 
 class _SockFilter(ctypes.Structure):
@@ -425,34 +434,54 @@ def seccomp_supported():
 
 def apply_seccomp():
     """Make the calls in ``_SECCOMP_DENY`` fail with EPERM for this process and its children
-    (seccomp-bpf; a filter cannot be removed). A call from another architecture's ABI (x32,
-    32-bit) kills the process, so the numbers cannot be dodged. Returns the names denied,
-    or ``[]`` where seccomp or the architecture is not supported."""
+    (seccomp-bpf; a filter cannot be removed), and so does changing the address-space limit (the
+    allocation watcher and the judge compare with the one the grader set). A call from another
+    architecture's ABI (x32, 32-bit) kills the process, so the numbers cannot be dodged. Returns the
+    names denied, or ``[]`` where seccomp or the architecture is not supported."""
     import platform
     machine = platform.machine()
     if not sys.platform.startswith("linux") or machine not in _SECCOMP_DENY:
         return []
     deny = _SECCOMP_DENY[machine]
-    ld_w_abs, jeq_k, ret_k = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
-    jge_k = 0x35  # BPF_JMP|BPF_JGE|BPF_K
-    program = [(ld_w_abs, 0, 0, 4),  # seccomp_data.arch
-               (jeq_k, 1, 0, _AUDIT_ARCH[machine]),
-               (ret_k, 0, 0, _RET_KILL_PROCESS),
-               (ld_w_abs, 0, 0, 0)]  # seccomp_data.nr
+    setrlimit, prlimit64 = _SETS_LIMITS[machine]
+    program = [(_LD, None, None, 4), (_JEQ, None, "kill", _AUDIT_ARCH[machine]), (_LD, None, None, 0)]
     if machine == "x86_64":  # x32 calls carry bit 30 under the same arch value
-        program += [(jge_k, 0, 1, 0x40000000), (ret_k, 0, 0, _RET_KILL_PROCESS)]
-    numbers = sorted(set(deny.values()))
-    for i, number in enumerate(numbers):  # match: jump to the EPERM return after the last test
-        program.append((jeq_k, len(numbers) - i, 0, number))
-    program += [(ret_k, 0, 0, _RET_ALLOW), (ret_k, 0, 0, _RET_ERRNO | errno.EPERM)]
-    filters = (_SockFilter * len(program))(*[_SockFilter(*insn) for insn in program])
-    prog = _SockFprog(len(program), filters)
+        program += [(_JGE, "kill", None, 0x40000000)]
+    program += [(_JEQ, None, "prlimit64", setrlimit), (_LD, None, None, _arg(0)), (_JEQ, "deny", "allow", _RLIMIT_AS),
+                "prlimit64", (_JEQ, None, "others", prlimit64), (_LD, None, None, _arg(1)),
+                (_JEQ, None, "allow", _RLIMIT_AS), (_LD, None, None, _arg(2)), (_JEQ, None, "deny", 0),  # new limit:
+                (_LD, None, None, _arg(2) + 4), (_JEQ, "allow", "deny", 0),  # a pointer, NULL to only read it
+                "others"]
+    program += [(_JEQ, "deny", None, number) for number in sorted(set(deny.values()))]
+    program += ["allow", (_RET, None, None, _RET_ALLOW), "deny", (_RET, None, None, _RET_ERRNO | errno.EPERM),
+                "kill", (_RET, None, None, _RET_KILL_PROCESS)]
+    prog = _program(program)
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
-    return sorted(deny)
+    return sorted(deny) + ["setrlimit(RLIMIT_AS)"]
+
+
+def _arg(index):
+    """The offset of ``seccomp_data.args[index]``'s low word (little-endian: the high word is 4 bytes on)."""
+    return 16 + 8 * index
+
+
+def _program(program):
+    """A ``sock_fprog`` from ``program``: instructions ``(code, jump if true, jump if false, k)`` whose jumps
+    name a label (a string in the list; forward only) or are None (on to the next instruction)."""
+    labels, code = {}, []
+    for item in program:
+        if isinstance(item, str):
+            labels[item] = len(code)
+        else:
+            code.append(item)
+    jump = lambda target, at: 0 if target is None else labels[target] - at - 1  # noqa: E731
+    filters = (_SockFilter * len(code))(*[_SockFilter(op, jump(jt, at), jump(jf, at), k)
+                                         for at, (op, jt, jf, k) in enumerate(code)])
+    return _SockFprog(len(code), filters)  # which keeps ``filters`` alive (ctypes' _objects)
 
 
 # ---- refused allocations: seen from a process the student's code cannot reach ------------------------------------
@@ -466,29 +495,18 @@ _SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
 _NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
+_MREMAP_DONTUNMAP = 4
 
 
 def _notify_filter(machine, threshold):
     """A seccomp program: mmap and mremap asking for ``threshold`` bytes or more go to the listener, all else
     is allowed (the main filter, ``apply_seccomp``, decides the rest)."""
-    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
-    allow, notify = "allow", "notify"
-    program = [(ld_w_abs, None, None, 4), (jeq_k, None, allow, _AUDIT_ARCH[machine])]  # seccomp_data.arch
+    program = [(_LD, None, None, 4), (_JEQ, None, "allow", _AUDIT_ARCH[machine])]
     for number, index in _GROWS[machine].items():
-        low = 16 + 8 * index  # seccomp_data.args[index], little-endian: the low word first
-        after = f"after {number}"
-        program += [(ld_w_abs, None, None, 0), (jeq_k, None, after, number),
-                    (ld_w_abs, None, None, low + 4), (jeq_k, None, notify, 0),  # 4 GiB or more
-                    (ld_w_abs, None, None, low), (jge_k, notify, allow, threshold), after]
-    program += [allow, (ret_k, None, None, _RET_ALLOW), notify, (ret_k, None, None, _RET_USER_NOTIF)]
-    labels, code = {}, []
-    for item in program:
-        if isinstance(item, str):
-            labels[item] = len(code)
-        else:
-            code.append(item)
-    jump = lambda target, at: 0 if target is None else labels[target] - at - 1  # noqa: E731
-    return [(op, jump(jt, at), jump(jf, at), k) for at, (op, jt, jf, k) in enumerate(code)]
+        program += [(_LD, None, None, 0), (_JEQ, None, f"after {number}", number),
+                    (_LD, None, None, _arg(index) + 4), (_JEQ, None, "notify", 0),  # 4 GiB or more
+                    (_LD, None, None, _arg(index)), (_JGE, "notify", "allow", threshold), f"after {number}"]
+    return _program(program + ["allow", (_RET, None, None, _RET_ALLOW), "notify", (_RET, None, None, _RET_USER_NOTIF)])
 
 
 def watch_allocations(events_fd, cap):
@@ -500,29 +518,27 @@ def watch_allocations(events_fd, cap):
     if not sys.platform.startswith("linux") or machine not in _GROWS or release < (5, 5):  # 5.5: letting a call go on
         return None
     program = _notify_filter(machine, min(int(cap * CAP_MARGIN), 2**32 - 1))
-    filters = (_SockFilter * len(program))(*[_SockFilter(*insn) for insn in program])
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-    listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER,
-                            ctypes.byref(_SockFprog(len(program), filters)))
+    listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER, ctypes.byref(program))
     if listener < 0:
         return None
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
-            _watch(listener, events_fd, parent, cap, _GROWS[machine])
+            _watch(listener, events_fd, parent, _GROWS[machine])
         finally:
             os._exit(0)
     os.close(listener)
     return pid
 
 
-def _watch(listener, events_fd, parent, cap, grows, limit=20):
+def _watch(listener, events_fd, parent, grows, limit=20):
     """The watcher: let each notified call go on, and first write an event for those that would take the
-    address space past ``cap`` (the OS kernel refuses them: ``total_vm + length > RLIMIT_AS``). It ends with
-    ``parent`` (a death signal would not reach it across Landlock's scope)."""
+    caller's address space past its limit (the OS kernel refuses them: ``total_vm + length > RLIMIT_AS``). It
+    ends with ``parent`` (a death signal would not reach it across Landlock's scope)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupting a cell signals the kernel's whole process group
     try:
         ready = select.poll()
@@ -542,9 +558,8 @@ def _watch(listener, events_fd, parent, cap, grows, limit=20):
                 continue
             raise
         ident, pid, _, number, _, _, *args = _NOTIF.unpack(request)
-        index = grows[number]
-        growth = args[index] - (args[1] if index == 2 else 0)
-        used = _address_space(pid)
+        used, cap = _address_space(pid)
+        growth = _growth(grows[number], args)
         if written < limit and used is not None and used + growth > cap:
             written += 1
             detail = f"{growth / 2**20:,.0f} MB asked for with {used / 2**20:,.0f} MB of {cap / 2**20:,.0f} MB in use"
@@ -555,13 +570,25 @@ def _watch(listener, events_fd, parent, cap, grows, limit=20):
             pass
 
 
+def _growth(index, args):
+    """How much a notified call grows the address space by: mmap's length; mremap's new length less the old one,
+    or all of it where the old mapping stays (``MREMAP_DONTUNMAP``)."""
+    if index == 1:
+        return args[1]
+    return args[2] if args[3] & _MREMAP_DONTUNMAP else args[2] - args[1]
+
+
 def _address_space(pid):
-    """The address space of ``pid`` in bytes (``VmSize``), None if it is gone."""
+    """``(address space, its limit)`` of ``pid`` in bytes (``VmSize``, and the soft ``RLIMIT_AS``, which the
+    process may have lowered), ``(None, None)`` if it is gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
-            return next(int(line.split()[1]) << 10 for line in f if line.startswith("VmSize:"))
-    except (OSError, StopIteration, ValueError):
-        return None
+            used = next(int(line.split()[1]) << 10 for line in f if line.startswith("VmSize:"))
+        with open(f"/proc/{pid}/limits") as f:
+            limit = next(line.split()[3] for line in f if line.startswith("Max address space"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None, None
+    return used, int(limit) if limit.isdigit() else float("inf")
 
 
 # ---- the launcher -------------------------------------------------------------------------------------------------

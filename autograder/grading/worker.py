@@ -332,6 +332,9 @@ class Worker:
                          + ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else ""))
         if "process" in kinds:
             context.note(f"started processes ({len(kinds['process'])} process-creating calls)")
+        if "limit" in kinds:
+            refused = "refused" if sandbox.seccomp_supported() else "not refused: no seccomp here"
+            context.note(f"tried to change the sandbox's memory cap ({refused}): {'; '.join(kinds['limit'][:3])}")
         if "memory-refused" in kinds:
             refused = "; ".join(kinds["memory-refused"][:3])
             context.note("the grader stopped allocations past the kernel's memory cap (seen outside the kernel, "
