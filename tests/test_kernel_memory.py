@@ -42,7 +42,7 @@ def test_a_capped_process_that_caught_its_memory_error_is_seen_from_outside(bloc
 
 
 WATCHED = """
-import json, os, resource, signal, sys, tempfile
+import ctypes, json, mmap, os, resource, signal, sys, tempfile
 import numpy as np
 from autograder.grading import sandbox
 cap, events = int(sys.argv[1]), os.open(sys.argv[2], os.O_WRONLY | os.O_APPEND)
@@ -58,11 +58,28 @@ if sandbox.landlock_abi() >= 6:  # confined after the watcher started: it cannot
         seen["killed"] = False
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 os.killpg(0, signal.SIGINT)  # what interrupting a cell does to the kernel's process group
-for name, size in (("huge", 4 * cap), ("quarter", cap // 4), ("huge again", 8 * cap)):
+libc = ctypes.CDLL(None, use_errno=True)
+libc.sbrk.restype = libc.shmat.restype = ctypes.c_void_p
+failed = ctypes.c_void_p(-1).value
+
+
+def shmat(size):
+    segment = libc.shmget(0, ctypes.c_size_t(size), 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0o600
     try:
-        np.empty(size, dtype=np.uint8)
-        seen[name] = "allocated"
-    except MemoryError:
+        return libc.shmat(segment, None, 0) != failed
+    finally:
+        libc.shmctl(segment, 0, None)  # IPC_RMID
+
+
+for name, allocate in (("huge", lambda: np.empty(4 * cap, dtype=np.uint8)),
+                       ("quarter", lambda: np.empty(cap // 4, dtype=np.uint8)),
+                       ("sbrk", lambda: libc.sbrk(ctypes.c_ssize_t(3 * cap)) != failed or None),
+                       ("shmat", lambda: shmat(5 * cap) or None),
+                       ("mmap module", lambda: mmap.mmap(-1, 6 * cap)),
+                       ("huge again", lambda: np.empty(8 * cap, dtype=np.uint8))):
+    try:
+        seen[name] = "allocated" if allocate() is not None else "refused"
+    except (MemoryError, OSError):
         seen[name] = "refused"
 print(json.dumps(seen), flush=True)
 """
@@ -71,17 +88,19 @@ print(json.dumps(seen), flush=True)
 @pytest.mark.skipif(not sandbox.seccomp_supported(), reason="seccomp user notification: Linux x86_64 and aarch64")
 def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     """A request far past the cap leaves the peak low (``reached_cap`` cannot see it): the watcher, a process the
-    sandboxed one cannot signal, reports each refused request as an event, and lets allowed ones through."""
+    sandboxed one cannot signal, reports each refused request as an event, whichever call made it (malloc's
+    mmap, the mmap module, brk, System V shared memory), and lets allowed ones through."""
     events = tmp_path / "events.jsonl"
     events.touch()
     done = subprocess.run([sys.executable, "-c", WATCHED, str(CAP), str(events)], capture_output=True, text=True,
                           timeout=60, start_new_session=True)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
-    assert seen["watcher"], "seccomp's user notification is available on this OS kernel"
-    assert seen.get("killed") is not True, "Landlock (ABI 6+) keeps the sandboxed process from signalling it"
-    assert (seen["huge"], seen["quarter"], seen["huge again"]) == ("refused", "allocated", "refused"), seen
+    assert seen.pop("watcher"), "seccomp's user notification is available on this OS kernel"
+    assert seen.pop("killed", False) is False, "Landlock (ABI 6+) keeps the sandboxed process from signalling it"
+    assert seen.pop("quarter") == "allocated" and set(seen.values()) == {"refused"}, seen
     lines = [json.loads(line) for line in events.read_text().splitlines()]
     asked = sorted({int(detail.split(" MB")[0].replace(",", "")) >> 10 for kind, detail in lines})
-    assert {kind for kind, _ in lines} == {"memory-refused"} and asked == [4, 8], lines
+    assert {kind for kind, _ in lines} == {"memory-refused"}, lines
+    assert asked == [3, 4, 5, 6, 8], f"one size for each refused route (sbrk, malloc, shmat, mmap): {lines}"
     assert all(f"of {CAP >> 20:,} MB in use" in detail for _, detail in lines), lines

@@ -253,11 +253,11 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
     wants in its report: writes, deletions and permission or owner changes outside its
     folders, reads and listings of ``secret_roots`` (the course, the solutions;
     except inside a deeper ``public_roots`` folder, such as the Python it runs on),
-    signals, processes, databases. An audit hook cannot be removed from Python; it only
-    observes, before the call: whether the call then succeeded is for the OS to decide (the
-    worker reports what the sandbox enforced). Changes of the memory cap are reported too. ``grader_modules`` (a judged assignment's kernel): the
-    ``autograder`` modules it may import; importing any other is reported. Returns ``arm()``: events
-    count from then on (not the kernel's own start-up)."""
+    signals, processes, databases, changes of the memory cap. An audit hook cannot be removed
+    from Python; it only observes, before the call: whether the call then succeeded is for the OS
+    to decide (the worker reports what the sandbox enforced). ``grader_modules`` (a judged
+    assignment's kernel): the ``autograder`` modules it may import; importing any other is
+    reported. Returns ``arm()``: events count from then on (not the kernel's own start-up)."""
     roots = tuple(os.path.realpath(r).rstrip("/") + "/" for r in write_roots) + ("/dev/",)
     marks = {os.path.realpath(r): False for r in public_roots}
     marks.update({os.path.realpath(r): True for r in secret_roots})
@@ -376,8 +376,8 @@ _SECCOMP_DENY = {
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
-# BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_RET|BPF_K
-_LD, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+# BPF_LD|BPF_W|BPF_ABS, BPF_JMP|(BPF_JEQ, BPF_JGT, BPF_JGE)|BPF_K, BPF_RET|BPF_K
+_LD, _JEQ, _JGT, _JGE, _RET = 0x20, 0x15, 0x25, 0x35, 0x06
 # setrlimit(resource, limit), prlimit64(pid, resource, new limit, old limit)
 _SETS_LIMITS = {"x86_64": (160, 302), "aarch64": (164, 261)}
 _RLIMIT_AS = 9
@@ -488,9 +488,10 @@ def _program(program):
 
 CAP_MARGIN = 1 / 8  # refusals of allocations smaller than this share of the cap show in the peak (judge.reached_cap)
 _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
-# the calls that grow the address space by a length given in an argument, {number: index of the length}:
-# mmap(addr, length, ...), mremap(old_address, old_length, new_length, ...)
-_GROWS = {"x86_64": {9: 1, 25: 2}, "aarch64": {222: 1, 216: 2}}
+# the calls that grow the address space, {number: name}: mmap(addr, length, ...), mremap(old_address, old_length,
+# new_length, flags, ...), brk(end), shmat(id, ...)
+_GROWS = {"x86_64": {9: "mmap", 25: "mremap", 12: "brk", 30: "shmat"},
+          "aarch64": {222: "mmap", 216: "mremap", 214: "brk", 196: "shmat"}}
 _SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
@@ -498,14 +499,19 @@ _NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, erro
 _MREMAP_DONTUNMAP = 4
 
 
-def _notify_filter(machine, threshold):
-    """A seccomp program: mmap and mremap asking for ``threshold`` bytes or more go to the listener, all else
-    is allowed (the main filter, ``apply_seccomp``, decides the rest)."""
-    program = [(_LD, None, None, 4), (_JEQ, None, "allow", _AUDIT_ARCH[machine])]
-    for number, index in _GROWS[machine].items():
-        program += [(_LD, None, None, 0), (_JEQ, None, f"after {number}", number),
-                    (_LD, None, None, _arg(index) + 4), (_JEQ, None, "notify", 0),  # 4 GiB or more
-                    (_LD, None, None, _arg(index)), (_JGE, "notify", "allow", threshold), f"after {number}"]
+def _notify_filter(machine, threshold, heap_start):
+    """A seccomp program that sends to the listener mmap and mremap asking for ``threshold`` bytes or more, brk
+    moving the heap's end past ``heap_start + threshold`` (malloc grows the heap in small steps: only a large heap
+    is watched) and every shmat; all else is allowed (the main filter, ``apply_seccomp``, decides the rest)."""
+    calls = {name: number for number, name in _GROWS[machine].items()}
+    program = [(_LD, None, None, 4), (_JEQ, None, "allow", _AUDIT_ARCH[machine]), (_LD, None, None, 0),
+               (_JEQ, "notify", None, calls["shmat"])]
+    for name, index, least in (("mmap", 1, threshold), ("mremap", 2, threshold), ("brk", 0, heap_start + threshold)):
+        program += [(_JEQ, None, f"not {name}", calls[name]),  # 64-bit unsigned argument >= least:
+                    (_LD, None, None, _arg(index) + 4), (_JGT, "notify", None, least >> 32),  # the high words,
+                    (_JEQ, None, "allow", least >> 32),
+                    (_LD, None, None, _arg(index)), (_JGE, "notify", "allow", least & 0xFFFFFFFF),  # then the low
+                    f"not {name}"]
     return _program(program + ["allow", (_RET, None, None, _RET_ALLOW), "notify", (_RET, None, None, _RET_USER_NOTIF)])
 
 
@@ -517,7 +523,9 @@ def watch_allocations(events_fd, cap):
     machine, release = platform.machine(), tuple(int(n) for n in re.findall(r"\d+", platform.release())[:2])
     if not sys.platform.startswith("linux") or machine not in _GROWS or release < (5, 5):  # 5.5: letting a call go on
         return None
-    program = _notify_filter(machine, min(int(cap * CAP_MARGIN), 2**32 - 1))
+    with open("/proc/self/stat", "rb") as f:
+        heap_start = int(f.read().rsplit(b")", 1)[1].split()[44])  # start_brk, the 47th field
+    program = _notify_filter(machine, int(cap * CAP_MARGIN), heap_start)
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
@@ -559,7 +567,7 @@ def _watch(listener, events_fd, parent, grows, limit=20):
             raise
         ident, pid, _, number, _, _, *args = _NOTIF.unpack(request)
         used, cap = _address_space(pid)
-        growth = _growth(grows[number], args)
+        growth = _growth(grows[number], args, pid)
         if written < limit and used is not None and used + growth > cap:
             written += 1
             detail = f"{growth / 2**20:,.0f} MB asked for with {used / 2**20:,.0f} MB of {cap / 2**20:,.0f} MB in use"
@@ -570,12 +578,39 @@ def _watch(listener, events_fd, parent, grows, limit=20):
             pass
 
 
-def _growth(index, args):
-    """How much a notified call grows the address space by: mmap's length; mremap's new length less the old one,
-    or all of it where the old mapping stays (``MREMAP_DONTUNMAP``)."""
-    if index == 1:
+def _growth(call, args, pid):
+    """How much a notified call of ``pid`` grows its address space by: mmap's length; mremap's new length less the
+    old one, or all of it where the old mapping stays (``MREMAP_DONTUNMAP``); brk's new end less the heap's end;
+    the size of the shared memory segment shmat attaches (0 where it is not found)."""
+    if call == "mmap":
         return args[1]
-    return args[2] if args[3] & _MREMAP_DONTUNMAP else args[2] - args[1]
+    if call == "mremap":
+        return args[2] if args[3] & _MREMAP_DONTUNMAP else args[2] - args[1]
+    if call == "brk":
+        end = _heap_end(pid)
+        return 0 if end is None else args[0] - end
+    return _segment_size(args[0]) or 0
+
+
+def _heap_end(pid):
+    """Where the heap of ``pid`` ends now (its ``[heap]`` mapping; where it starts while it is empty)."""
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            return next(int(line.split("-")[1].split()[0], 16) for line in f if line.rstrip().endswith("[heap]"))
+    except StopIteration:  # the heap is empty
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[44])
+    except OSError:
+        return None
+
+
+def _segment_size(shmid):
+    """The size of System V shared memory segment ``shmid`` (``/proc/sysvipc/shm``: key, shmid, perms, size, ...)."""
+    try:
+        with open("/proc/sysvipc/shm") as f:
+            return next((int(line.split()[3]) for line in f if line.split()[1:2] == [str(shmid)]), None)
+    except OSError:
+        return None
 
 
 def _address_space(pid):
