@@ -17,8 +17,9 @@ runs, this process confines itself, following the policy the worker put in ``$AU
 - no capabilities (a kernel started by root stays uid 0 but cannot override permissions, raise
   its limits, administer the network or the machine);
 - seccomp (Linux x86_64 and aarch64), just before the student's first cell: chmod, chown,
-  extended attributes (ACLs), device nodes and the administrator's calls (reboot, modules,
-  mounts, the clock) fail with EPERM, root or not: Landlock does not cover permission bits;
+  extended attributes (ACLs), device nodes, changing the memory cap and the administrator's
+  calls (reboot, modules, mounts, the clock) fail with EPERM, root or not: Landlock does not
+  cover permission bits;
 - an audit hook (``sys.addaudithook``) that reports writes, permission changes and reads of
   the course outside the folder, deletions, signals, new processes and database connections
   to an events file opened beforehand, so the report can say what a submission tried.
