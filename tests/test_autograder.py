@@ -9,6 +9,7 @@ the gradebook as serial ``nbgrader autograde`` does, and so do two shards merged
 is idempotent and keeps manual grades; feedback without hidden tests; export, report, integrity.
 """
 import csv
+import errno
 import hashlib
 import html
 import json
@@ -147,7 +148,8 @@ def test_rule_paths_let_the_deeper_of_allow_and_deny_win(tmp_path):
 def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
     """What a grading kernel gets (the worker's policy): the judge's checks unreadable; nothing of the course,
     the repository or another folder readable; chmod and chown refused everywhere, even as root; the memory cap
-    fixed (what the allocation watcher and the judge compare with)."""
+    fixed (what the allocation watcher and the judge compare with) and no seccomp filter of the notebook's own
+    (it would take the watcher's notifications)."""
     from autograder.grading import worker
     lib = worker._stage_packages(tmp_path / "scratch" / "lib")
     job, course = tmp_path / "scratch" / "job", tmp_path / "course"
@@ -188,7 +190,11 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
             "prlimit the memory cap": attempt(lambda: resource.prlimit(0, resource.RLIMIT_AS, (1 << 30, 2 << 30))),
             "read the memory cap": attempt(lambda: resource.prlimit(0, resource.RLIMIT_AS)),
             "lower another limit": attempt(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))),
+            "a seccomp filter": attempt(lambda: sandbox.apply_seccomp()),
         }
+        libc = __import__("ctypes").CDLL(None, use_errno=True)  # seccomp(SET_MODE_FILTER, 0, NULL): EFAULT if let through
+        libc.syscall(sandbox._SYS_SECCOMP[__import__("platform").machine()], 1, 0, None)
+        results["seccomp call"] = os.strerror(__import__("ctypes").get_errno())
         open("results.json", "w").write(json.dumps(results))
     """).replace("REPO", repr(str(ROOT))).replace(
         "COURSE", repr(str(course))).replace(
@@ -203,9 +209,10 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
     assert results["home"] == ("PermissionError" if os.path.isdir("/root") else "FileNotFoundError")
     assert results["machine secrets"] == ("PermissionError" if os.path.exists("/etc/shadow") else "FileNotFoundError")
     assert results["read the memory cap"] == results["lower another limit"] == "ok", results
+    assert results["seccomp call"] == os.strerror(errno.EPERM), results
     # EPERM, which resource.setrlimit raises as ValueError ("not allowed to raise maximum limit")
     assert (results["lower the memory cap"], results["prlimit the memory cap"]) == ("ValueError", "PermissionError")
-    for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node"):
+    for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node", "a seccomp filter"):
         assert results[name] == "PermissionError", (name, results)
     assert (course / "gradebook.db").stat().st_mode & 0o777 == 0o644
     try:  # root's capabilities are gone (the test itself, if root, may open a raw socket)

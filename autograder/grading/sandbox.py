@@ -354,8 +354,9 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
 # ---- seccomp: what Landlock does not cover -------------------------------------------------------------------------
 
 # syscall numbers (x86_64, aarch64): permission bits, owners and ACLs (Landlock does not mediate them; a
-# kernel that owns the grader's files, or is root, could otherwise change them), and the administrator's
-# calls a root kernel could make (reboot, modules, mounts, the clock, raw file handles, BPF)
+# kernel that owns the grader's files, or is root, could otherwise change them), the administrator's
+# calls a root kernel could make (reboot, modules, mounts, the clock, raw file handles, BPF), and seccomp
+# itself (a later filter of the student's own would take the allocation watcher's notifications)
 _SECCOMP_DENY = {
     "x86_64": {"chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
                "fchmodat": 268, "fchmodat2": 452, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
@@ -364,7 +365,7 @@ _SECCOMP_DENY = {
                "init_module": 175, "finit_module": 313, "delete_module": 176, "mount": 165, "umount2": 166,
                "pivot_root": 155, "swapon": 167, "swapoff": 168, "settimeofday": 164, "clock_settime": 227,
                "adjtimex": 159, "clock_adjtime": 305, "sethostname": 170, "setdomainname": 171, "acct": 163,
-               "open_by_handle_at": 304, "bpf": 321, "mknod": 133, "mknodat": 259},
+               "open_by_handle_at": 304, "bpf": 321, "mknod": 133, "mknodat": 259, "seccomp": 317},
     "aarch64": {"fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "fchmodat2": 452, "setxattr": 5,
                 "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
                 "setxattrat": 463, "removexattrat": 466, "reboot": 142, "kexec_load": 104,
@@ -372,7 +373,7 @@ _SECCOMP_DENY = {
                 "mount": 40, "umount2": 39, "pivot_root": 41, "swapon": 224, "swapoff": 225,
                 "settimeofday": 170, "clock_settime": 112, "adjtimex": 171, "clock_adjtime": 266,
                 "sethostname": 161, "setdomainname": 162, "acct": 89, "open_by_handle_at": 265, "bpf": 280,
-                "mknodat": 33},
+                "mknodat": 33, "seccomp": 277},
 }
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
@@ -381,6 +382,7 @@ _RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _LD, _JEQ, _JGT, _JGE, _RET = 0x20, 0x15, 0x25, 0x35, 0x06
 # setrlimit(resource, limit), prlimit64(pid, resource, new limit, old limit)
 _SETS_LIMITS = {"x86_64": (160, 302), "aarch64": (164, 261)}
+_PRCTL = {"x86_64": 157, "aarch64": 167}
 _RLIMIT_AS = 9
 
 
@@ -435,24 +437,28 @@ def seccomp_supported():
 
 def apply_seccomp():
     """Make the calls in ``_SECCOMP_DENY`` fail with EPERM for this process and its children
-    (seccomp-bpf; a filter cannot be removed), and so does changing the address-space limit (the
-    allocation watcher and the judge compare with the one the grader set). A call from another
-    architecture's ABI (x32, 32-bit) kills the process, so the numbers cannot be dodged. Returns the
-    names denied, or ``[]`` where seccomp or the architecture is not supported."""
+    (seccomp-bpf; a filter cannot be removed), and so do changing the address-space limit (the
+    allocation watcher and the judge compare with the one the grader set) and adding a filter. A
+    call from another architecture's ABI (x32, 32-bit) kills the process, so the numbers cannot be
+    dodged. Returns the names denied, or ``[]`` where seccomp or the architecture is not supported."""
     import platform
     machine = platform.machine()
     if not sys.platform.startswith("linux") or machine not in _SECCOMP_DENY:
         return []
     deny = _SECCOMP_DENY[machine]
     setrlimit, prlimit64 = _SETS_LIMITS[machine]
+    prctl = _PRCTL[machine]
     program = [(_LD, None, None, 4), (_JEQ, None, "kill", _AUDIT_ARCH[machine]), (_LD, None, None, 0)]
     if machine == "x86_64":  # x32 calls carry bit 30 under the same arch value
         program += [(_JGE, "kill", None, 0x40000000)]
+    # a changed memory cap: setrlimit(RLIMIT_AS, ...), prlimit64(pid, RLIMIT_AS, new limit, ...) but to read it
     program += [(_JEQ, None, "prlimit64", setrlimit), (_LD, None, None, _arg(0)), (_JEQ, "deny", "allow", _RLIMIT_AS),
-                "prlimit64", (_JEQ, None, "others", prlimit64), (_LD, None, None, _arg(1)),
-                (_JEQ, None, "allow", _RLIMIT_AS), (_LD, None, None, _arg(2)), (_JEQ, None, "deny", 0),  # new limit:
-                (_LD, None, None, _arg(2) + 4), (_JEQ, "allow", "deny", 0),  # a pointer, NULL to only read it
-                "others"]
+                "prlimit64", (_JEQ, None, "prctl", prlimit64), (_LD, None, None, _arg(1)),
+                (_JEQ, None, "allow", _RLIMIT_AS), (_LD, None, None, _arg(2)), (_JEQ, None, "deny", 0),
+                (_LD, None, None, _arg(2) + 4), (_JEQ, "allow", "deny", 0)]  # the new limit's pointer: NULL
+    # a filter of the student's own: prctl(PR_SET_SECCOMP, ...) (the seccomp call itself is listed)
+    program += ["prctl", (_JEQ, None, "listed", prctl), (_LD, None, None, _arg(0)),
+                (_JEQ, "deny", "allow", _PR_SET_SECCOMP), "listed"]
     program += [(_JEQ, "deny", None, number) for number in sorted(set(deny.values()))]
     program += ["allow", (_RET, None, None, _RET_ALLOW), "deny", (_RET, None, None, _RET_ERRNO | errno.EPERM),
                 "kill", (_RET, None, None, _RET_KILL_PROCESS)]
@@ -462,7 +468,7 @@ def apply_seccomp():
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
-    return sorted(deny) + ["setrlimit(RLIMIT_AS)"]
+    return sorted(deny) + ["setrlimit(RLIMIT_AS)", "prctl(PR_SET_SECCOMP)"]
 
 
 def _arg(index):
