@@ -63,6 +63,17 @@ libc.sbrk.restype = libc.shmat.restype = ctypes.c_void_p
 failed = ctypes.c_void_p(-1).value
 
 
+libc.mmap.restype, libc.mmap.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [
+    ctypes.c_long]
+
+
+def commit_in_place(reserved, committed):  # reserve, then map part of it again in place: nothing grows
+    base = libc.mmap(None, reserved, 0, 0x4022, -1, 0)  # PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
+    placed = libc.mmap(base, committed, 3, 0x32, -1, 0)  # PROT_READ | PROT_WRITE, ... | MAP_FIXED
+    libc.munmap(ctypes.c_void_p(base), ctypes.c_size_t(reserved))
+    return placed if failed not in (base, placed) else None
+
+
 def shmat(size):
     segment = libc.shmget(0, ctypes.c_size_t(size), 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0o600
     try:
@@ -73,6 +84,7 @@ def shmat(size):
 
 for name, allocate in (("huge", lambda: np.empty(4 * cap, dtype=np.uint8)),
                        ("quarter", lambda: np.empty(cap // 4, dtype=np.uint8)),
+                       ("in place", lambda: commit_in_place(cap // 2, 3 * cap // 8)),
                        ("sbrk", lambda: libc.sbrk(ctypes.c_ssize_t(3 * cap)) != failed or None),
                        ("shmat", lambda: shmat(5 * cap) or None),
                        ("mmap module", lambda: mmap.mmap(-1, 6 * cap)),
@@ -89,7 +101,8 @@ print(json.dumps(seen), flush=True)
 def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     """A request far past the cap leaves the peak low (``reached_cap`` cannot see it): the watcher, a process the
     sandboxed one cannot signal, reports each refused request as an event, whichever call made it (malloc's
-    mmap, the mmap module, brk, System V shared memory), and lets allowed ones through."""
+    mmap, the mmap module, brk, System V shared memory), and lets allowed ones through (mapping again in place
+    what is reserved grows nothing)."""
     events = tmp_path / "events.jsonl"
     events.touch()
     done = subprocess.run([sys.executable, "-c", WATCHED, str(CAP), str(events)], capture_output=True, text=True,
@@ -98,7 +111,7 @@ def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     seen = json.loads(done.stdout)
     assert seen.pop("watcher"), "seccomp's user notification is available on this OS kernel"
     assert seen.pop("killed", False) is False, "Landlock (ABI 6+) keeps the sandboxed process from signalling it"
-    assert seen.pop("quarter") == "allocated" and set(seen.values()) == {"refused"}, seen
+    assert seen.pop("quarter") == seen.pop("in place") == "allocated" and set(seen.values()) == {"refused"}, seen
     lines = [json.loads(line) for line in events.read_text().splitlines()]
     asked = sorted({int(detail.split(" MB")[0].replace(",", "")) >> 10 for kind, detail in lines})
     assert {kind for kind, _ in lines} == {"memory-refused"}, lines

@@ -23,6 +23,7 @@ nothing the kernel does can add points, so the student's code runs once.
 import json
 import os
 import secrets
+import signal
 import threading
 import time
 
@@ -232,7 +233,9 @@ class SandboxedExecute(JudgeMixin, Execute):
                 code = process.wait(timeout=2)
             except Exception:
                 code = process.poll()
-        if code is not None and code < 0:
+        if code == -signal.SIGSYS:
+            how = "killed by the sandbox: a system call of another architecture's ABI, which seccomp refuses"
+        elif code is not None and code < 0:
             how = f"killed by signal {-code}" + (" (out of memory?)" if -code in (6, 9, 11) else "")
         elif code is not None:
             how = f"exit status {code}: os._exit(), exit() or quit()?"

@@ -299,8 +299,9 @@ class JudgeMixin:
         result = super().preprocess(nb, resources, km)
         if reached_cap(*(self._kernel_peak or (None, None))):
             peak, cap = self._kernel_peak
-            self.judge_note(f"the grader stopped the kernel's allocations at its address-space cap (peak "
-                            f"{peak >> 20} MB of {cap >> 20} MB): the notebook ran out of memory, whatever it printed")
+            self.judge_note(f"the grader stopped the kernel's allocations at its address-space cap, or nearly (peak "
+                            f"{peak >> 20} MB of {cap >> 20} MB): the notebook may have run out of memory, whatever it "
+                            "printed")
         return result
 
     def kernel_env(self):

@@ -503,7 +503,7 @@ _SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
 _NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
-_MREMAP_DONTUNMAP = 4
+_MREMAP_DONTUNMAP, _MAP_FIXED = 4, 0x10
 
 
 def _notify_filter(machine, threshold, heap_start):
@@ -586,17 +586,27 @@ def _watch(listener, events_fd, parent, grows, limit=20):
 
 
 def _growth(call, args, pid):
-    """How much a notified call of ``pid`` grows its address space by: mmap's length; mremap's new length less the
-    old one, or all of it where the old mapping stays (``MREMAP_DONTUNMAP``); brk's new end less the heap's end;
+    """How much a notified call of ``pid`` grows its address space by: mmap's length (less what it maps over);
+    mremap's new length less the old one, or all of it where the old mapping stays (``MREMAP_DONTUNMAP``); brk's new end less the heap's end;
     the size of the shared memory segment shmat attaches (0 where it is not found)."""
-    if call == "mmap":
-        return args[1]
+    if call == "mmap":  # MAP_FIXED replaces what is mapped there already: that part is not new
+        return args[1] - (_mapped(pid, args[0], args[0] + args[1]) if args[3] & _MAP_FIXED else 0)
     if call == "mremap":
         return args[2] if args[3] & _MREMAP_DONTUNMAP else args[2] - args[1]
     if call == "brk":
         end = _heap_end(pid)
         return 0 if end is None else args[0] - end
     return _segment_size(args[0]) or 0
+
+
+def _mapped(pid, start, end):
+    """How many bytes of ``[start, end)`` ``pid`` has mapped (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            spans = [[int(n, 16) for n in line.split(None, 1)[0].split("-")] for line in f]
+    except OSError:
+        return 0
+    return sum(max(0, min(end, high) - max(start, low)) for low, high in spans)
 
 
 def _heap_end(pid):

@@ -324,7 +324,8 @@ class Worker:
         if "database" in kinds:
             context.note(f"opened an SQLite database: {', '.join(sorted(set(kinds['database']))[:3])}")
         if "signal" in kinds:
-            context.note(f"sent signals to other processes ({'blocked' if self.landlock >= 6 else 'not blocked'}): "
+            blocked = "those outside the sandbox blocked" if self.landlock >= 6 else "not blocked"
+            context.note(f"sent signals to other processes ({blocked}): "
                          f"{', '.join(sorted(set(kinds['signal']))[:3])}")
         if "import" in kinds:
             names = sorted(set(kinds["import"]))
