@@ -7,8 +7,8 @@ runs, this process confines itself, following the policy the worker put in ``$AU
 - resource limits (``setrlimit``, inherited by every process the student starts): address
   space (the memory cap), file size, no core dumps, and for non-root graders a process count;
 - an allocation watcher (Linux x86_64 and aarch64): a child forked before anything below, so
-  outside the student's reach, is told of every request for more than an eighth of the cap
-  (seccomp user notification) and reports the ones the cap refuses, caught or not;
+  outside the student's reach, is told of every large request (seccomp user notification) and
+  reports the ones the cap refuses, caught or not;
 - Landlock (Linux 5.13+, no privileges needed; silently absent elsewhere): the kernel may
   read only the system's folders, the Python it runs on, the worker's copy of chibigrad and
   the runner and its own folders, may write only in its notebook
@@ -494,6 +494,9 @@ def _program(program):
 # ---- refused allocations: seen from a process the student's code cannot reach ------------------------------------
 
 CAP_MARGIN = 1 / 8  # refusals of allocations smaller than this share of the cap show in the peak (judge.reached_cap)
+# mmaps of this size or more are watched: more than Python's 1 MiB arenas, few enough (about 50 in a notebook's
+# run) that the round trips cost milliseconds; so a forked child's refusals, whose peak nothing reads, show too
+WATCHED_BYTES = 4 << 20
 _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
 # the calls that grow the address space, {number: name}: mmap(addr, length, ...), mremap(old_address, old_length,
 # new_length, flags, ...), brk(end), shmat(id, ...)
@@ -506,14 +509,16 @@ _NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, erro
 _MREMAP_DONTUNMAP, _MAP_FIXED = 4, 0x10
 
 
-def _notify_filter(machine, threshold, heap_start):
+def _notify_filter(machine, threshold, heap_start, heap_threshold):
     """A seccomp program that sends to the listener mmap and mremap asking for ``threshold`` bytes or more, brk
-    moving the heap's end past ``heap_start + threshold`` (malloc grows the heap in small steps: only a large heap
-    is watched) and every shmat; all else is allowed (the main filter, ``apply_seccomp``, decides the rest)."""
+    moving the heap's end past ``heap_start + heap_threshold`` (malloc grows the heap in many small steps: only a
+    large heap is watched) and every shmat; all else is allowed (the main filter, ``apply_seccomp``, decides the
+    rest)."""
     calls = {name: number for number, name in _GROWS[machine].items()}
     program = [(_LD, None, None, 4), (_JEQ, None, "allow", _AUDIT_ARCH[machine]), (_LD, None, None, 0),
                (_JEQ, "notify", None, calls["shmat"])]
-    for name, index, least in (("mmap", 1, threshold), ("mremap", 2, threshold), ("brk", 0, heap_start + threshold)):
+    for name, index, least in (("mmap", 1, threshold), ("mremap", 2, threshold),
+                               ("brk", 0, heap_start + heap_threshold)):
         program += [(_JEQ, None, f"not {name}", calls[name]),  # 64-bit unsigned argument >= least:
                     (_LD, None, None, _arg(index) + 4), (_JGT, "notify", None, least >> 32),  # the high words,
                     (_JEQ, None, "allow", least >> 32),
@@ -532,7 +537,7 @@ def watch_allocations(events_fd, cap):
         return None
     with open("/proc/self/stat", "rb") as f:
         heap_start = int(f.read().rsplit(b")", 1)[1].split()[44])  # start_brk, the 47th field
-    program = _notify_filter(machine, int(cap * CAP_MARGIN), heap_start)
+    program = _notify_filter(machine, min(WATCHED_BYTES, int(cap * CAP_MARGIN)), heap_start, int(cap * CAP_MARGIN))
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
