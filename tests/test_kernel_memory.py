@@ -42,13 +42,21 @@ def test_a_capped_process_that_caught_its_memory_error_is_seen_from_outside(bloc
 
 
 WATCHED = """
-import ctypes, json, mmap, os, resource, signal, sys, tempfile
+import ctypes, json, mmap, os, resource, signal, sys, tempfile, time
 import numpy as np
 from autograder.grading import sandbox
 cap, events = int(sys.argv[1]), os.open(sys.argv[2], os.O_WRONLY | os.O_APPEND)
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 watcher = sandbox.watch_allocations(events, cap)
 seen = {"watcher": watcher}
+impostor = os.fork()  # a later child with the watcher's name is not taken for it
+if impostor == 0:
+    ctypes.CDLL(None).prctl(15, sandbox.WATCHER_NAME.encode(), 0, 0, 0)
+    signal.pause()
+time.sleep(0.2)
+seen["found"] = sandbox.allocation_watcher(os.getpid()) == watcher
+os.kill(impostor, signal.SIGKILL)
+os.waitpid(impostor, 0)
 if sandbox.landlock_abi() >= 6:  # confined after the watcher started: it cannot be signalled from in here
     sandbox.apply_landlock(["/"], [tempfile.gettempdir()])
     try:
@@ -123,6 +131,7 @@ def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen.pop("watcher"), "seccomp's user notification is available on this OS kernel"
+    assert seen.pop("found"), "the grader's watchdog can tell the watcher from the notebook's processes"
     assert seen.pop("killed", False) is False, "Landlock (ABI 6+) keeps the sandboxed process from signalling it"
     assert seen.pop("quarter") == seen.pop("in place") == "allocated" and set(seen.values()) == {"refused"}, seen
     lines = [json.loads(line) for line in events.read_text().splitlines()]

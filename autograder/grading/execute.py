@@ -94,9 +94,12 @@ class _Watchdog(threading.Thread):
 
     def run(self):
         memory_cap = 2 * (self.job.policy.get("memory_bytes") or 0)
+        ours = {self.kernel_pid, os.getpid()}  # and the kernel's allocation watcher, once it is found
         while not self._halt.wait(self.period):
+            if len(ours) == 2 and (watcher := sandbox.allocation_watcher(self.kernel_pid)):
+                ours.add(watcher)
             found = sandbox.descendants()
-            others = {p: rss for p, rss in found.items() if p != self.kernel_pid}
+            others = {p: rss for p, rss in found.items() if p not in ours}
             self.peak_processes = max(self.peak_processes, len(others))
             if self.job.seconds_left() <= 0:
                 self.reason = (f"the notebook ran past its time limit ({self.job.notebook_timeout:.0f} s for the "
@@ -107,7 +110,7 @@ class _Watchdog(threading.Thread):
             elif len(others) > self.job.max_processes:
                 self.job.note(f"started more than {self.job.max_processes} processes at once; the grader "
                               "killed them (the kernel went on)")
-                sandbox.kill_descendants(keep={self.kernel_pid, os.getpid()})
+                sandbox.kill_descendants(keep=ours)
                 continue
             else:
                 continue

@@ -497,6 +497,7 @@ CAP_MARGIN = 1 / 8  # refusals of allocations smaller than this share of the cap
 # mmaps of this size or more are watched: more than Python's 1 MiB arenas, few enough (about 50 in a notebook's
 # run) that the round trips cost milliseconds; so a forked child's refusals, whose peak nothing reads, show too
 WATCHED_BYTES = 4 << 20
+WATCHER_NAME, _PR_SET_NAME = "cg-allocations", 15  # the watcher's process name (ps, /proc/<pid>/comm)
 _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
 # the calls that grow the address space, {number: name}: mmap(addr, length, ...), mremap(old_address, old_length,
 # new_length, flags, ...), brk(end), shmat(id, ...)
@@ -560,6 +561,7 @@ def _watch(listener, events_fd, parent, grows, limit=20):
     caller's address space past its limit (the OS kernel refuses them: ``total_vm + length > RLIMIT_AS``). It
     ends with ``parent`` (a death signal would not reach it across Landlock's scope)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupting a cell signals the kernel's whole process group
+    _libc().prctl(_PR_SET_NAME, WATCHER_NAME.encode(), 0, 0, 0)
     try:
         ready = select.poll()
         ready.register(os.pidfd_open(parent), select.POLLIN)
@@ -588,6 +590,23 @@ def _watch(listener, events_fd, parent, grows, limit=20):
             fcntl.ioctl(listener, _NOTIF_SEND, _NOTIF_RESP.pack(ident, 0, 0, _NOTIF_CONTINUE))
         except OSError:  # the caller was killed meanwhile
             pass
+
+
+def allocation_watcher(kernel):
+    """The pid of the allocation watcher of the kernel process ``kernel``, None if it has none: the kernel's first
+    child, if that has the watcher's name (a process the notebook starts comes later, whatever its name)."""
+    children = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                head, rest = f.read().rsplit(b")", 1)
+        except (OSError, ValueError):
+            continue
+        fields = rest.split()  # from the state on: the parent is the second, the start time the twentieth
+        if name.isdigit() and int(fields[1]) == kernel:
+            children.append((int(fields[19]), int(name), head.split(b"(", 1)[1]))
+    first = min(children, default=None)
+    return first[1] if first and first[2] == WATCHER_NAME.encode() else None
 
 
 def _growth(call, args, pid):
