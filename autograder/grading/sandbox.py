@@ -596,14 +596,14 @@ def allocation_watcher(kernel):
     """The pid of the allocation watcher of the kernel process ``kernel``, None if it has none: the kernel's first
     child, if that has the watcher's name (a process the notebook starts comes later, whatever its name)."""
     children = []
-    for name in os.listdir("/proc"):
+    for name in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{name}/stat", "rb") as f:
                 head, rest = f.read().rsplit(b")", 1)
         except (OSError, ValueError):
             continue
         fields = rest.split()  # from the state on: the parent is the second, the start time the twentieth
-        if name.isdigit() and int(fields[1]) == kernel:
+        if int(fields[1]) == kernel:
             children.append((int(fields[19]), int(name), head.split(b"(", 1)[1]))
     first = min(children, default=None)
     return first[1] if first and first[2] == WATCHER_NAME.encode() else None
