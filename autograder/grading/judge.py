@@ -128,14 +128,7 @@ def kernel_memory(pid):
     """``(peak address space, its cap)`` in bytes of a running process, read from outside it (``/proc``: what it
     does inside, catching its own MemoryError included, cannot change them); ``(None, None)`` where unreadable,
     the cap None where unlimited."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-        limits = Path(f"/proc/{pid}/limits").read_text()
-    except (OSError, TypeError):
-        return None, None
-    peak = next((int(line.split()[1]) << 10 for line in status.splitlines() if line.startswith("VmPeak:")), None)
-    cap = next((line.split()[3] for line in limits.splitlines() if line.startswith("Max address space")), None)
-    return peak, (int(cap) if cap and cap.isdigit() else None)
+    return sandbox.address_space(pid, "VmPeak")
 
 
 def reached_cap(peak, cap):

@@ -86,6 +86,12 @@ def _libc():
     return ctypes.CDLL(None, use_errno=True)
 
 
+def _no_new_privs(libc):
+    """Give up gaining privileges by running a program (setuid): Landlock and seccomp filters require it."""
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+
+
 def landlock_abi():
     """The Landlock ABI version this OS kernel offers (0: none)."""
     if not sys.platform.startswith("linux"):
@@ -136,8 +142,7 @@ def apply_landlock(read, write, files=(), listable=()):
                         raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
                 finally:
                     os.close(fd)
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        _no_new_privs(libc)
         if libc.syscall(_RESTRICT_SELF, ruleset, 0) < 0:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
@@ -464,8 +469,7 @@ def apply_seccomp():
                 "kill", (_RET, None, None, _RET_KILL_PROCESS)]
     prog = _program(program)
     libc = _libc()
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    _no_new_privs(libc)
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
     return sorted(deny) + ["setrlimit(RLIMIT_AS)", "prctl(PR_SET_SECCOMP)"]
@@ -536,12 +540,10 @@ def watch_allocations(events_fd, cap):
     machine, release = platform.machine(), tuple(int(n) for n in re.findall(r"\d+", platform.release())[:2])
     if not sys.platform.startswith("linux") or machine not in _GROWS or release < (5, 5):  # 5.5: letting a call go on
         return None
-    with open("/proc/self/stat", "rb") as f:
-        heap_start = int(f.read().rsplit(b")", 1)[1].split()[44])  # start_brk, the 47th field
+    heap_start = int(_stat("self")[1][44])
     program = _notify_filter(machine, min(WATCHED_BYTES, int(cap * CAP_MARGIN)), heap_start, int(cap * CAP_MARGIN))
     libc = _libc()
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    _no_new_privs(libc)
     listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER, ctypes.byref(program))
     if listener < 0:
         return None
@@ -580,9 +582,9 @@ def _watch(listener, events_fd, parent, grows, limit=20):
                 continue
             raise
         ident, pid, _, number, _, _, *args = _NOTIF.unpack(request)
-        used, cap = _address_space(pid)
+        used, cap = address_space(pid)
         growth = _growth(grows[number], args, pid)
-        if written < limit and used is not None and used + growth > cap:
+        if written < limit and cap is not None and used + growth > cap:
             written += 1
             detail = f"{growth / 2**20:,.0f} MB asked for with {used / 2**20:,.0f} MB of {cap / 2**20:,.0f} MB in use"
             os.write(events_fd, (json.dumps(["memory-refused", detail]) + "\n").encode())
@@ -596,23 +598,21 @@ def allocation_watcher(kernel):
     """The pid of the allocation watcher of the kernel process ``kernel``, None if it has none: the kernel's first
     child, if that has the watcher's name (a process the notebook starts comes later, whatever its name)."""
     children = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                head, rest = f.read().rsplit(b")", 1)
-        except (OSError, ValueError):
-            continue
-        fields = rest.split()  # from the state on: the parent is the second, the start time the twentieth
-        if int(fields[1]) == kernel:
-            children.append((int(fields[19]), int(name), head.split(b"(", 1)[1]))
+    for pid, (ppid, _, _) in _process_table().items():
+        if ppid == kernel:
+            try:
+                name, fields = _stat(pid)
+            except OSError:
+                continue
+            children.append((int(fields[19]), pid, name))
     first = min(children, default=None)
-    return first[1] if first and first[2] == WATCHER_NAME.encode() else None
+    return first[1] if first and first[2] == WATCHER_NAME else None
 
 
 def _growth(call, args, pid):
     """How much a notified call of ``pid`` grows its address space by: mmap's length (less what it maps over);
-    mremap's new length less the old one, or all of it where the old mapping stays (``MREMAP_DONTUNMAP``); brk's new end less the heap's end;
-    the size of the shared memory segment shmat attaches (0 where it is not found)."""
+    mremap's new length less the old one, or all of it where the old mapping stays (``MREMAP_DONTUNMAP``); brk's
+    new end less the heap's end; the size of the shared memory segment shmat attaches (0 where it is not found)."""
     if call == "mmap":  # MAP_FIXED replaces what is mapped there already: that part is not new
         return args[1] - (_mapped(pid, args[0], args[0] + args[1]) if args[3] & _MAP_FIXED else 0)
     if call == "mremap":
@@ -634,13 +634,13 @@ def _mapped(pid, start, end):
 
 
 def _heap_end(pid):
-    """Where the heap of ``pid`` ends now (its ``[heap]`` mapping; where it starts while it is empty)."""
+    """Where the heap of ``pid`` ends now (its ``[heap]`` mapping; where it starts while it is empty), None if
+    ``pid`` is gone."""
     try:
         with open(f"/proc/{pid}/maps") as f:
-            return next(int(line.split("-")[1].split()[0], 16) for line in f if line.rstrip().endswith("[heap]"))
-    except StopIteration:  # the heap is empty
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[44])
+            end = next((int(line.split("-")[1].split()[0], 16) for line in f if line.rstrip().endswith("[heap]")),
+                       None)
+        return int(_stat(pid)[1][44]) if end is None else end
     except OSError:
         return None
 
@@ -654,17 +654,17 @@ def _segment_size(shmid):
         return None
 
 
-def _address_space(pid):
-    """``(address space, its limit)`` of ``pid`` in bytes (``VmSize``, and the soft ``RLIMIT_AS``, which the
-    process may have lowered), ``(None, None)`` if it is gone."""
+def address_space(pid, field="VmSize"):
+    """``(bytes, cap)`` of a process read from outside it in ``/proc``: its address space now (``VmSize``) or its
+    peak (``VmPeak``), and its soft ``RLIMIT_AS`` (None where unlimited); ``(None, None)`` where unreadable."""
     try:
         with open(f"/proc/{pid}/status") as f:
-            used = next(int(line.split()[1]) << 10 for line in f if line.startswith("VmSize:"))
+            size = next(int(line.split()[1]) << 10 for line in f if line.startswith(field + ":"))
         with open(f"/proc/{pid}/limits") as f:
-            limit = next(line.split()[3] for line in f if line.startswith("Max address space"))
+            cap = next(line.split()[3] for line in f if line.startswith("Max address space"))
     except (OSError, StopIteration, ValueError, IndexError):
         return None, None
-    return used, int(limit) if limit.isdigit() else float("inf")
+    return size, int(cap) if cap.isdigit() else None
 
 
 # ---- the launcher -------------------------------------------------------------------------------------------------
@@ -727,15 +727,20 @@ def set_child_subreaper():
         _libc().prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
+def _stat(pid):
+    """``(name, fields)`` of ``/proc/<pid>/stat``: the process's name and the fields after it, from the state on
+    (the parent is ``fields[1]``, the start time ``fields[19]``, the heap's start ``fields[44]``)."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        head, rest = f.read().rsplit(b")", 1)
+    return head.split(b"(", 1)[1].decode(errors="replace"), rest.split()
+
+
 def _process_table():
     """``{pid: (ppid, state, rss pages)}`` from /proc."""
     table = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+    for name in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
+            fields = _stat(name)[1]
         except OSError:
             continue
         table[int(name)] = (int(fields[1]), fields[0].decode(), int(fields[21]))
