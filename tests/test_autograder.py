@@ -191,10 +191,19 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
             "read the memory cap": attempt(lambda: resource.prlimit(0, resource.RLIMIT_AS)),
             "lower another limit": attempt(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))),
             "a seccomp filter": attempt(lambda: sandbox.apply_seccomp()),
+            "raise the stack limit": attempt(lambda: resource.setrlimit(resource.RLIMIT_STACK, (64 << 20, 64 << 20))),
         }
-        libc = __import__("ctypes").CDLL(None, use_errno=True)  # seccomp(SET_MODE_FILTER, 0, NULL): EFAULT if let through
-        libc.syscall(sandbox._SYS_SECCOMP[__import__("platform").machine()], 1, 0, None)
-        results["seccomp call"] = os.strerror(__import__("ctypes").get_errno())
+        import ctypes, platform
+        libc, machine = ctypes.CDLL(None, use_errno=True), platform.machine()
+        def call(*args):  # the errno of a raw call: seccomp(SET_MODE_FILTER, 0, NULL) is EFAULT if let through
+            return "ok" if libc.syscall(*args) == 0 else os.strerror(ctypes.get_errno())
+        results["seccomp call"] = call(sandbox._SYS_SECCOMP[machine], 1, 0, None)
+        results["io_setup"] = call(sandbox._SECCOMP_DENY[machine]["io_setup"], 1, ctypes.byref(ctypes.c_ulong(0)))
+        if machine == "x86_64":  # arch_prctl(ARCH_MAP_VDSO_64, address)
+            results["map a vDSO"] = call(158, 0x2003, 0x100000000000)
+        libc.mmap.restype = ctypes.c_void_p  # MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN: refused by the watcher
+        results["grows down"] = "ok" if libc.mmap(None, 1 << 16, 3, 0x122, -1, 0) not in (None, 2**64 - 1) else \
+            os.strerror(ctypes.get_errno())
         open("results.json", "w").write(json.dumps(results))
     """).replace("REPO", repr(str(ROOT))).replace(
         "COURSE", repr(str(course))).replace(
@@ -210,6 +219,11 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
     assert results["machine secrets"] == ("PermissionError" if os.path.exists("/etc/shadow") else "FileNotFoundError")
     assert results["read the memory cap"] == results["lower another limit"] == "ok", results
     assert results["seccomp call"] == os.strerror(errno.EPERM), results
+    # no mapping grows without a call the allocation watcher is told of: no stack beyond its pinned limit, no ring of
+    # asynchronous I/O, no vDSO mapped on request, no mapping that grows down
+    assert results["raise the stack limit"] == "ValueError", results
+    assert {results[name] for name in ("io_setup", "map a vDSO", "grows down") if name in results} == {
+        os.strerror(errno.EPERM)}, results
     # EPERM, which resource.setrlimit raises as ValueError ("not allowed to raise maximum limit")
     assert (results["lower the memory cap"], results["prlimit the memory cap"]) == ("ValueError", "PermissionError")
     for name in ("chmod course", "chown course", "chmod check", "chmod own", "device node", "a seccomp filter"):

@@ -81,18 +81,17 @@ TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_hel
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files",
                      # changing the memory cap (seccomp refuses it), a 32-bit call (seccomp kills the kernel)
                      "05_accumulation/lion__mem_lower_soft_cap", "05_accumulation/lion__mem_int80_mmap2"}
-# Memory hogs whose allocations the address-space cap refuses catch their own MemoryError: the judge reads the
-# kernel's peak address space and cap from /proc after each cell (judge.kernel_memory); the allocation watcher,
-# a process outside the kernel, reports refused requests of 4 MiB or more from the kernel or its children
-# (sandbox.watch_allocations). Either writes the row.
+# Memory hogs whose allocations the address-space cap refuses catch their own MemoryError: the allocation watcher, a
+# process outside the kernel told of every call that can grow the address space (sandbox.watch_allocations),
+# reports each refused one, from the kernel or its children, and those that calls going on at once in other
+# threads may have made refused; the judge reads the kernel's peak address space and cap from /proc after each cell
+# (judge.kernel_memory). Either writes the row.
 STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog", "05_accumulation/lion__one_huge_allocation_caught",
                       # an outside red team's attacks on the watcher (session 14; MEMORY_REDTEAM.md)
                       *(f"05_accumulation/lion__mem_{name}" for name in (
                           "sbrk", "shmat", "mremap_dontunmap", "high_word", "child_one_huge", "own_seccomp_listener",
-                          "flood", "kill_blocked_callers", "leaked_listener", "stop_watcher", "forked_child"))}
-# Not listed, and so not asserted (MEMORY_REDTEAM.md): stack growth through a MAP_GROWSDOWN mapping (no call to
-# notify), and two threads racing so the watcher reads the address space before the other's mapping lands
-# (sometimes unreported).
+                          "flood", "kill_blocked_callers", "leaked_listener", "stop_watcher", "forked_child",
+                          "growsdown_stack", "racing_threads"))}
 # Hostile cells that answer with the student edition's own library code through a renamed copy, or recurse under a
 # raised, pinned recursion limit: the judge reads the source as data (autograder/grading/rules.py), scores the
 # exercise 0 and writes an integrity.csv row.

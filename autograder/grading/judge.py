@@ -131,11 +131,14 @@ def kernel_memory(pid):
     return sandbox.address_space(pid, "VmPeak")
 
 
-def reached_cap(peak, cap):
+def reached_cap(peak, cap, watched=False):
     """Whether a peak address space shows the cap refused allocations: it cannot pass the cap, and a refused
-    one leaves it within the size of that allocation below (a larger one is the allocation watcher's to report:
-    ``sandbox.watch_allocations``)."""
-    return bool(peak and cap) and peak >= cap * (1 - sandbox.CAP_MARGIN)
+    one leaves it within the size of that allocation below. A ``watched`` kernel's refused calls are the
+    allocation watcher's to report (``sandbox.watch_allocations``): left is a stack's growth, at most its limit;
+    without the watcher, refusals of up to an eighth of the cap (a larger one leaves the peak low, unseen)."""
+    if not (peak and cap):
+        return False
+    return peak >= cap - (sandbox.STACK_BYTES if watched else cap * sandbox.CAP_MARGIN)
 
 
 class Student:
@@ -288,9 +291,9 @@ class JudgeMixin:
         self.judged_cells = {}
         self._sources = rules.student_cells(nb) if self._assignment else []
         self._dynamic_noted = False
-        self._kernel_peak = None
+        self._kernel_peak, self._watched = None, None
         result = super().preprocess(nb, resources, km)
-        if reached_cap(*(self._kernel_peak or (None, None))):
+        if reached_cap(*(self._kernel_peak or (None, None)), watched=self._watched):
             peak, cap = self._kernel_peak
             self.judge_note(f"the grader stopped the kernel's allocations at its address-space cap, or nearly (peak "
                             f"{peak >> 20} MB of {cap >> 20} MB): the notebook may have run out of memory, whatever it "
@@ -360,6 +363,8 @@ class JudgeMixin:
         peak, cap = kernel_memory(pid)
         if peak:
             self._kernel_peak = (peak, cap)
+            if self._watched is None:
+                self._watched = sandbox.allocation_watcher(pid) is not None
 
     def _note_dynamic_access(self):
         """Once per notebook of an assignment whose exercises have rules on their source: the ways its code

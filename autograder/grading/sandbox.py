@@ -361,7 +361,8 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
 # syscall numbers (x86_64, aarch64): permission bits, owners and ACLs (Landlock does not mediate them; a
 # kernel that owns the grader's files, or is root, could otherwise change them), the administrator's
 # calls a root kernel could make (reboot, modules, mounts, the clock, raw file handles, BPF), and seccomp
-# itself (a later filter of the student's own would take the allocation watcher's notifications)
+# itself (a later filter of the student's own would take the allocation watcher's notifications), and io_setup (its
+# ring is mapped without a call the watcher is told of)
 _SECCOMP_DENY = {
     "x86_64": {"chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
                "fchmodat": 268, "fchmodat2": 452, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
@@ -370,7 +371,8 @@ _SECCOMP_DENY = {
                "init_module": 175, "finit_module": 313, "delete_module": 176, "mount": 165, "umount2": 166,
                "pivot_root": 155, "swapon": 167, "swapoff": 168, "settimeofday": 164, "clock_settime": 227,
                "adjtimex": 159, "clock_adjtime": 305, "sethostname": 170, "setdomainname": 171, "acct": 163,
-               "open_by_handle_at": 304, "bpf": 321, "mknod": 133, "mknodat": 259, "seccomp": 317},
+               "open_by_handle_at": 304, "bpf": 321, "mknod": 133, "mknodat": 259, "seccomp": 317,
+               "io_setup": 206},
     "aarch64": {"fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "fchmodat2": 452, "setxattr": 5,
                 "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
                 "setxattrat": 463, "removexattrat": 466, "reboot": 142, "kexec_load": 104,
@@ -378,7 +380,7 @@ _SECCOMP_DENY = {
                 "mount": 40, "umount2": 39, "pivot_root": 41, "swapon": 224, "swapoff": 225,
                 "settimeofday": 170, "clock_settime": 112, "adjtimex": 171, "clock_adjtime": 266,
                 "sethostname": 161, "setdomainname": 162, "acct": 89, "open_by_handle_at": 265, "bpf": 280,
-                "mknodat": 33, "seccomp": 277},
+                "mknodat": 33, "seccomp": 277, "io_setup": 0},
 }
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
@@ -388,6 +390,7 @@ _LD, _JEQ, _JGT, _JGE, _RET = 0x20, 0x15, 0x25, 0x35, 0x06
 # setrlimit(resource, limit), prlimit64(pid, resource, new limit, old limit)
 _SETS_LIMITS = {"x86_64": (160, 302), "aarch64": (164, 261)}
 _PRCTL = {"x86_64": 157, "aarch64": 167}
+_ARCH_PRCTL, _ARCH_MAP_VDSO = 158, (0x2001, 0x2003)  # x86_64: arch_prctl(ARCH_MAP_VDSO_X32 .. _64) maps a vDSO
 _RLIMIT_AS = 9
 
 
@@ -462,8 +465,12 @@ def apply_seccomp():
                 (_JEQ, None, "allow", _RLIMIT_AS), (_LD, None, None, _arg(2)), (_JEQ, None, "deny", 0),
                 (_LD, None, None, _arg(2) + 4), (_JEQ, "allow", "deny", 0)]  # the new limit's pointer: NULL
     # a filter of the student's own: prctl(PR_SET_SECCOMP, ...) (the seccomp call itself is listed)
-    program += ["prctl", (_JEQ, None, "listed", prctl), (_LD, None, None, _arg(0)),
-                (_JEQ, "deny", "allow", _PR_SET_SECCOMP), "listed"]
+    program += ["prctl", (_JEQ, None, "arch_prctl", prctl), (_LD, None, None, _arg(0)),
+                (_JEQ, "deny", "allow", _PR_SET_SECCOMP), "arch_prctl"]
+    if machine == "x86_64":  # a vDSO mapped without a call the allocation watcher is told of
+        program += [(_JEQ, None, "listed", _ARCH_PRCTL), (_LD, None, None, _arg(0)),
+                    (_JGE, None, "allow", _ARCH_MAP_VDSO[0]), (_JGT, "allow", "deny", _ARCH_MAP_VDSO[1])]
+    program += ["listed"]
     program += [(_JEQ, "deny", None, number) for number in sorted(set(deny.values()))]
     program += ["allow", (_RET, None, None, _RET_ALLOW), "deny", (_RET, None, None, _RET_ERRNO | errno.EPERM),
                 "kill", (_RET, None, None, _RET_KILL_PROCESS)]
@@ -472,7 +479,8 @@ def apply_seccomp():
     _no_new_privs(libc)
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
-    return sorted(deny) + ["setrlimit(RLIMIT_AS)", "prctl(PR_SET_SECCOMP)"]
+    return sorted(deny) + ["setrlimit(RLIMIT_AS)", "prctl(PR_SET_SECCOMP)"] + \
+        ["arch_prctl(ARCH_MAP_VDSO_*)"] * (machine == "x86_64")
 
 
 def _arg(index):
@@ -497,71 +505,80 @@ def _program(program):
 
 # ---- refused allocations: seen from a process the student's code cannot reach ------------------------------------
 
-CAP_MARGIN = 1 / 8  # refusals of allocations smaller than this share of the cap show in the peak (judge.reached_cap)
-# mmaps of this size or more are watched: more than Python's 1 MiB arenas, few enough (about 50 in a notebook's
-# run) that the round trips cost milliseconds; so a forked child's refusals, whose peak nothing reads, show too
-WATCHED_BYTES = 4 << 20
+CAP_MARGIN = 1 / 8  # without the watcher, refusals of allocations smaller than this share of the cap show in the peak
+# the stack limit in the sandbox (or the grader's, if lower), pinned: a stack grows without a call to watch
+STACK_BYTES = 8 << 20
 WATCHER_NAME, _PR_SET_NAME = "cg-allocations", 15  # the watcher's process name (ps, /proc/<pid>/comm)
+_PR_SET_PTRACER = 0x59616D61  # Yama: let the watcher read which call a thread is in (/proc/<tid>/syscall)
 _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
-# the calls that grow the address space, {number: name}: mmap(addr, length, ...), mremap(old_address, old_length,
-# new_length, flags, ...), brk(end), shmat(id, ...)
+# the calls that grow the address space, {number: name}: mmap(addr, length, prot, flags, ...), mremap(old_address,
+# old_length, new_length, flags, ...), brk(end), shmat(id, ...)
 _GROWS = {"x86_64": {9: "mmap", 25: "mremap", 12: "brk", 30: "shmat"},
           "aarch64": {222: "mmap", 216: "mremap", 214: "brk", 196: "shmat"}}
 _SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
 _NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
-_MREMAP_DONTUNMAP, _MAP_FIXED = 4, 0x10
+_MREMAP_DONTUNMAP, _MAP_FIXED, _MAP_GROWSDOWN = 4, 0x10, 0x100
 
 
-def _notify_filter(machine, threshold, heap_start, heap_threshold):
-    """A seccomp program that sends to the listener mmap and mremap asking for ``threshold`` bytes or more, brk
-    moving the heap's end past ``heap_start + heap_threshold`` (malloc grows the heap in many small steps: only a
-    large heap is watched) and every shmat; all else is allowed (the main filter, ``apply_seccomp``, decides the
-    rest)."""
-    calls = {name: number for number, name in _GROWS[machine].items()}
-    program = [(_LD, None, None, 4), (_JEQ, None, "allow", _AUDIT_ARCH[machine]), (_LD, None, None, 0),
-               (_JEQ, "notify", None, calls["shmat"])]
-    for name, index, least in (("mmap", 1, threshold), ("mremap", 2, threshold),
-                               ("brk", 0, heap_start + heap_threshold)):
-        program += [(_JEQ, None, f"not {name}", calls[name]),  # 64-bit unsigned argument >= least:
-                    (_LD, None, None, _arg(index) + 4), (_JGT, "notify", None, least >> 32),  # the high words,
-                    (_JEQ, None, "allow", least >> 32),
-                    (_LD, None, None, _arg(index)), (_JGE, "notify", "allow", least & 0xFFFFFFFF),  # then the low
-                    f"not {name}"]
+def _notify_filter(machine):
+    """A seccomp program that sends every call that can grow the address space (``_GROWS``) to the listener and
+    allows all else (the main filter, ``apply_seccomp``, decides the rest)."""
+    program = [(_LD, None, None, 4), (_JEQ, None, "allow", _AUDIT_ARCH[machine]), (_LD, None, None, 0)]
+    program += [(_JEQ, "notify", None, number) for number in sorted(_GROWS[machine])]
     return _program(program + ["allow", (_RET, None, None, _RET_ALLOW), "notify", (_RET, None, None, _RET_USER_NOTIF)])
 
 
 def watch_allocations(events_fd, cap):
-    """Fork the watcher of this process's large allocations (:func:`_watch`) and return its pid; None where
-    seccomp cannot notify another process. Call it before Landlock: the watcher is then outside Landlock's
-    domain, so code confined later can neither signal (ABI 6+) nor trace it."""
+    """Fork the watcher of this process's allocations (:func:`_watch`) and return its pid; None where seccomp
+    cannot notify another process. Call it before Landlock: the watcher is then outside Landlock's domain, so
+    code confined later can neither signal (ABI 6+) nor trace it. The cap can refuse only calls the watcher is
+    told of, and stack growth; so the stack limit is pinned first and the main thread's stack mapped to it."""
     import platform
     machine, release = platform.machine(), tuple(int(n) for n in re.findall(r"\d+", platform.release())[:2])
     if not sys.platform.startswith("linux") or machine not in _GROWS or release < (5, 5):  # 5.5: letting a call go on
         return None
-    heap_start = int(_stat("self")[1][44])
-    program = _notify_filter(machine, min(WATCHED_BYTES, int(cap * CAP_MARGIN)), heap_start, int(cap * CAP_MARGIN))
+    soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    stack = soft if 0 < soft < STACK_BYTES else STACK_BYTES
+    resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
+    _fill_stack(stack)
     libc = _libc()
     _no_new_privs(libc)
-    listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER, ctypes.byref(program))
+    listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER,
+                            ctypes.byref(_notify_filter(machine)))
     if listener < 0:
         return None
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
-            _watch(listener, events_fd, parent, _GROWS[machine])
+            _watch(listener, events_fd, parent, _GROWS[machine], cap, stack)
         finally:
             os._exit(0)
     os.close(listener)
+    libc.prctl(_PR_SET_PTRACER, pid, 0, 0, 0)  # EINVAL without Yama: nothing to allow then
     return pid
 
 
-def _watch(listener, events_fd, parent, grows, limit=20):
-    """The watcher: let each notified call go on, and first write an event for those that would take the
-    caller's address space past its limit (the OS kernel refuses them: ``total_vm + length > RLIMIT_AS``). It
-    ends with ``parent`` (a death signal would not reach it across Landlock's scope)."""
+def _fill_stack(limit):
+    """Map the main thread's stack down to ``limit`` now, by writing a byte at its lowest address: a stack grows
+    on a page fault, not a call, and one at its limit cannot grow. Left as it is where that would reach another
+    mapping."""
+    with open("/proc/self/maps") as f:
+        spans = [[int(n, 16) for n in line.split(None, 1)[0].split("-")] + [line.rstrip().endswith("[stack]")]
+                 for line in f]
+    low, high = next((low, high) for low, high, stack in spans if stack)
+    below = max((h for _, h, _ in spans if h <= low), default=0)
+    if high - limit < low and below + (1 << 20) <= high - limit:  # past the kernel's guard gap (1 MiB)
+        ctypes.memset(high - limit, 0, 1)
+
+
+def _watch(listener, events_fd, parent, grows, cap, stack, limit=20):
+    """The watcher: let each notified call go on (a ``MAP_GROWSDOWN`` mapping is refused), and first write an
+    event for each that the OS kernel will refuse (``total_vm + growth > RLIMIT_AS``), or may: counting what
+    other threads' calls, let go on but maybe not yet mapped, add, and what the caller's stack may still grow.
+    It ends with ``parent`` (a death signal would not reach it across Landlock's scope)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupting a cell signals the kernel's whole process group
     _libc().prctl(_PR_SET_NAME, WATCHER_NAME.encode(), 0, 0, 0)
     try:
@@ -570,7 +587,7 @@ def _watch(listener, events_fd, parent, grows, limit=20):
         ready.register(listener, select.POLLIN)
     except OSError:  # the parent is gone already
         return
-    written = 0
+    written, last, going = 0, None, {}  # going: {thread: (call number, growth)} for the calls let go on
     while True:
         if any(fd != listener for fd, _ in ready.poll()):
             return
@@ -582,16 +599,83 @@ def _watch(listener, events_fd, parent, grows, limit=20):
                 continue
             raise
         ident, pid, _, number, _, _, *args = _NOTIF.unpack(request)
-        used, cap = address_space(pid)
-        growth = _growth(grows[number], args, pid)
-        if written < limit and cap is not None and used + growth > cap:
-            written += 1
-            detail = f"{growth / 2**20:,.0f} MB asked for with {used / 2**20:,.0f} MB of {cap / 2**20:,.0f} MB in use"
-            os.write(events_fd, (json.dumps(["memory-refused", detail]) + "\n").encode())
         try:
-            fcntl.ioctl(listener, _NOTIF_SEND, _NOTIF_RESP.pack(ident, 0, 0, _NOTIF_CONTINUE))
+            refuse, event = _judge_call(grows[number], number, args, pid, cap, stack, going)
+        except Exception:  # a caller gone mid-reading, say: never stop watching
+            refuse, event = 0, None
+        if event and event != last and written < limit:  # malloc asks again the same way: one event
+            written, last = written + 1, event
+            os.write(events_fd, (json.dumps(["memory-refused", event]) + "\n").encode())
+        try:
+            fcntl.ioctl(listener, _NOTIF_SEND, _NOTIF_RESP.pack(ident, 0, -refuse, 0 if refuse else _NOTIF_CONTINUE))
         except OSError:  # the caller was killed meanwhile
             pass
+
+
+def _judge_call(call, number, args, pid, cap, stack, going):
+    """``(errno to refuse with or 0, event or None)`` for a notified call of thread ``pid``. ``going`` (updated)
+    holds the calls let go on, by thread, until their thread is seen out of them."""
+    if call == "mmap" and args[3] & _MAP_GROWSDOWN:
+        return errno.EPERM, "a mapping that grows by itself (MAP_GROWSDOWN) refused: its growth makes no call to watch"
+    going.pop(pid, None)  # a thread makes one call at a time: its last one is over
+    used, growth = _vm(pid), _growth(call, args, pid, exact=False)
+    if used is None:
+        return 0, None
+    near = used + growth + sum(g for _, g in going.values()) + stack > cap  # else nothing more to read
+    if near:
+        growth = _growth(call, args, pid)
+    if growth > 0:
+        going[pid] = (number, growth)
+    return 0, _near_cap(pid, growth, cap, stack, going) if near else None
+
+
+def _near_cap(pid, growth, cap, stack, going):
+    """The event for a call of ``pid`` growing its address space by ``growth`` near the cap: the OS kernel will
+    refuse it, or may (other threads' calls let go on and maybe not yet mapped, or the caller's stack, may take
+    the rest first); None if neither."""
+    for thread, (number, _) in list(going.items()):
+        if thread != pid and not _in_call(thread, number):
+            del going[thread]
+    used = _vm(pid)  # read after the others: a call that ended since is in it
+    if used is None:
+        return None
+    others = sum(g for thread, (_, g) in going.items() if thread != pid)
+    room = stack - _stack_size(pid)
+    mb = lambda n: f"{n / 2**20:,.0f} MB"  # noqa: E731
+    asked = f"{mb(growth)} asked for with {mb(used)} of {mb(cap)} in use"
+    if used + growth > cap:
+        return asked
+    if used + growth + others + room <= cap:
+        return None
+    more = [f"{mb(others)} asked for at once by other threads"] * bool(others) + \
+        [f"{mb(room)} of stack still to grow"] * bool(room > 0)
+    return f"{asked} and {' and '.join(more)}: it may have been refused"
+
+
+def _in_call(thread, number):
+    """Whether ``thread`` may still be in call ``number`` (``/proc/<tid>/syscall``: the number while it waits in a
+    call, ``running`` while it runs, which may be in it; unreadable counts as in it), False once it is gone."""
+    try:
+        with open(f"/proc/{thread}/syscall") as f:
+            state = f.read().split(None, 1)[0]
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        return True
+    return state in ("running", str(number))
+
+
+def _stack_size(pid):
+    """The size of the main thread's stack mapping of ``pid`` (``[stack]``); 0 if none is found."""
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            span = next((line.split(None, 1)[0] for line in f if line.rstrip().endswith("[stack]")), None)
+    except OSError:
+        return 0
+    if span is None:
+        return 0
+    low, high = (int(n, 16) for n in span.split("-"))
+    return high - low
 
 
 def allocation_watcher(kernel):
@@ -609,16 +693,17 @@ def allocation_watcher(kernel):
     return first[1] if first and first[2] == WATCHER_NAME else None
 
 
-def _growth(call, args, pid):
+def _growth(call, args, pid, exact=True):
     """How much a notified call of ``pid`` grows its address space by: mmap's length (less what it maps over);
     mremap's new length less the old one, or all of it where the old mapping stays (``MREMAP_DONTUNMAP``); brk's
-    new end less the heap's end; the size of the shared memory segment shmat attaches (0 where it is not found)."""
+    new end less the heap's end; the size of the shared memory segment shmat attaches (0 where it is not found).
+    Not ``exact``: at most that, without reading the caller's mappings (the loader maps libraries over others)."""
     if call == "mmap":  # MAP_FIXED replaces what is mapped there already: that part is not new
-        return args[1] - (_mapped(pid, args[0], args[0] + args[1]) if args[3] & _MAP_FIXED else 0)
+        return args[1] - (_mapped(pid, args[0], args[0] + args[1]) if exact and args[3] & _MAP_FIXED else 0)
     if call == "mremap":
         return args[2] if args[3] & _MREMAP_DONTUNMAP else args[2] - args[1]
-    if call == "brk":
-        end = _heap_end(pid)
+    if call == "brk":  # brk(0) asks where the heap ends
+        end = None if not args[0] else _heap_end(pid) if exact else int(_stat(pid)[1][44])
         return 0 if end is None else args[0] - end
     return _segment_size(args[0]) or 0
 
@@ -654,17 +739,25 @@ def _segment_size(shmid):
         return None
 
 
-def address_space(pid, field="VmSize"):
-    """``(bytes, cap)`` of a process read from outside it in ``/proc``: its address space now (``VmSize``) or its
-    peak (``VmPeak``), and its soft ``RLIMIT_AS`` (None where unlimited); ``(None, None)`` where unreadable."""
+def _vm(pid, field="VmSize"):
+    """A process's address space now (``VmSize``) or its peak (``VmPeak``) in bytes, from ``/proc``; None if gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
-            size = next(int(line.split()[1]) << 10 for line in f if line.startswith(field + ":"))
+            return next(int(line.split()[1]) << 10 for line in f if line.startswith(field + ":"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+
+
+def address_space(pid, field="VmSize"):
+    """``(bytes, cap)`` of a process read from outside it in ``/proc``: its address space (:func:`_vm`) and its
+    soft ``RLIMIT_AS`` (None where unlimited); ``(None, None)`` where unreadable."""
+    try:
         with open(f"/proc/{pid}/limits") as f:
             cap = next(line.split()[3] for line in f if line.startswith("Max address space"))
-    except (OSError, StopIteration, ValueError, IndexError):
+    except (OSError, StopIteration, IndexError):
         return None, None
-    return size, int(cap) if cap.isdigit() else None
+    size = _vm(pid, field)
+    return (size, int(cap) if cap.isdigit() else None) if size is not None else (None, None)
 
 
 # ---- the launcher -------------------------------------------------------------------------------------------------
