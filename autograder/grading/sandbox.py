@@ -34,6 +34,7 @@ import ctypes
 import errno
 import fcntl
 import json
+import mmap
 import os
 import re
 import resource
@@ -519,7 +520,8 @@ _SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
 _NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
-_MREMAP_DONTUNMAP, _MAP_FIXED, _MAP_GROWSDOWN = 4, 0x10, 0x100
+_MREMAP_DONTUNMAP, _MAP_FIXED, _MAP_GROWSDOWN, _MAP_FIXED_NOREPLACE = 4, 0x10, 0x100, 0x100000
+_SYS_MSEAL = 462  # x86_64 and aarch64
 
 
 def _notify_filter(machine):
@@ -534,7 +536,7 @@ def watch_allocations(events_fd, cap):
     """Fork the watcher of this process's allocations (:func:`_watch`) and return its pid; None where seccomp
     cannot notify another process. Call it before Landlock: the watcher is then outside Landlock's domain, so
     code confined later can neither signal (ABI 6+) nor trace it. The cap can refuse only calls the watcher is
-    told of, and stack growth; so the stack limit is pinned first and the main thread's stack mapped to it."""
+    told of, and stack growth; so the stack limit is pinned first and the main thread's stack sealed at it."""
     import platform
     machine, release = platform.machine(), tuple(int(n) for n in re.findall(r"\d+", platform.release())[:2])
     if not sys.platform.startswith("linux") or machine not in _GROWS or release < (5, 5):  # 5.5: letting a call go on
@@ -542,7 +544,7 @@ def watch_allocations(events_fd, cap):
     soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
     stack = soft if 0 < soft < STACK_BYTES else STACK_BYTES
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
-    _fill_stack(stack)
+    _seal_stack(stack)
     libc = _libc()
     _no_new_privs(libc)
     listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER,
@@ -561,17 +563,28 @@ def watch_allocations(events_fd, cap):
     return pid
 
 
-def _fill_stack(limit):
-    """Map the main thread's stack down to ``limit`` now, by writing a byte at its lowest address: a stack grows
-    on a page fault, not a call, and one at its limit cannot grow. Left as it is where that would reach another
-    mapping."""
+def _seal_stack(limit):
+    """Map the main thread's stack down to ``limit`` now (a byte written at its lowest address: a stack grows on a
+    page fault, not a call), put a read-only page just below it and seal both (``mseal``, Linux 6.10+): a stack
+    grows only where no accessible mapping lies within the kernel's guard gap, so it cannot grow again, split or
+    not, in this process or a forked child. Left as it is where that would reach another mapping; unsealed
+    (``ENOSYS``) on an older kernel."""
     with open("/proc/self/maps") as f:
         spans = [[int(n, 16) for n in line.split(None, 1)[0].split("-")] + [line.rstrip().endswith("[stack]")]
                  for line in f]
     low, high = next((low, high) for low, high, stack in spans if stack)
-    below = max((h for _, h, _ in spans if h <= low), default=0)
-    if high - limit < low and below + (1 << 20) <= high - limit:  # past the kernel's guard gap (1 MiB)
+    below, page = max((h for _, h, _ in spans if h <= low), default=0), os.sysconf("SC_PAGE_SIZE")
+    if below + (1 << 20) > high - limit:  # another mapping within the guard gap (1 MiB) of the full stack
+        return
+    if high - limit < low:
         ctypes.memset(high - limit, 0, 1)
+    libc = _libc()
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    guard = libc.mmap(high - limit - page, page, mmap.PROT_READ, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
+                      _MAP_FIXED_NOREPLACE, -1, 0)
+    if guard == high - limit - page:
+        libc.syscall(_SYS_MSEAL, ctypes.c_void_p(guard), ctypes.c_size_t(page + limit), ctypes.c_ulong(0))
 
 
 def _watch(listener, events_fd, parent, grows, cap, stack, limit=20):
