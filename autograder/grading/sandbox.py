@@ -572,9 +572,9 @@ def _seal_stack(limit):
     with open("/proc/self/maps") as f:
         spans = [[int(n, 16) for n in line.split(None, 1)[0].split("-")] + [line.rstrip().endswith("[stack]")]
                  for line in f]
-    low, high = next((low, high) for low, high, stack in spans if stack)
+    low, high = next(((low, high) for low, high, stack in spans if stack), (0, 0))
     below, page = max((h for _, h, _ in spans if h <= low), default=0), os.sysconf("SC_PAGE_SIZE")
-    if below + (1 << 20) > high - limit:  # another mapping within the guard gap (1 MiB) of the full stack
+    if not high or below + (1 << 20) > high - limit:  # no stack found; a mapping within the guard gap (1 MiB)
         return
     if high - limit < low:
         ctypes.memset(high - limit, 0, 1)
