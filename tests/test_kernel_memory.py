@@ -134,18 +134,23 @@ print(json.dumps(seen), flush=True)
 """
 
 
+def watched(script, tmp_path):
+    """Run ``script`` (it starts the watcher under a cap of ``CAP``): ``(what it printed as JSON, its events)``."""
+    events = tmp_path / "events.jsonl"
+    events.touch()
+    done = subprocess.run([sys.executable, "-c", script, str(CAP), str(events)], capture_output=True, text=True,
+                          timeout=60, start_new_session=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), [json.loads(line) for line in events.read_text().splitlines()]
+
+
 @pytest.mark.skipif(not sandbox.seccomp_supported(), reason="seccomp user notification: Linux x86_64 and aarch64")
 def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     """A request far past the cap leaves the peak low (``reached_cap`` cannot see it): the watcher, a process the
     sandboxed one cannot signal, reports each refused request as an event, whichever call made it (malloc's
     mmap, the mmap module, brk, System V shared memory) and whichever process (a forked child, whose peak nothing
     reads), and lets allowed ones through (mapping again in place what is reserved grows nothing)."""
-    events = tmp_path / "events.jsonl"
-    events.touch()
-    done = subprocess.run([sys.executable, "-c", WATCHED, str(CAP), str(events)], capture_output=True, text=True,
-                          timeout=60, start_new_session=True)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout)
+    seen, lines = watched(WATCHED, tmp_path)
     assert seen.pop("watcher"), "seccomp's user notification is available on this OS kernel"
     assert seen.pop("found"), "the grader's watchdog can tell the watcher from the notebook's processes"
     assert seen.pop("killed", False) is False, "Landlock (ABI 6+) keeps the sandboxed process from signalling it"
@@ -156,7 +161,6 @@ def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     if MSEAL:  # a split stack's lower part could grow by the limit again, but for the sealed page below it
         assert split == unguard == errno.EPERM, seen
     assert seen.pop("quarter") == seen.pop("in place") == "allocated" and set(seen.values()) == {"refused"}, seen
-    lines = [json.loads(line) for line in events.read_text().splitlines()]
     assert {kind for kind, _ in lines} == {"memory-refused"}, lines
     details = [detail for _, detail in lines if "asked for" in detail]
     assert [detail for _, detail in lines if detail not in details] == [
@@ -220,12 +224,6 @@ def test_two_threads_asking_at_once_are_counted_together(tmp_path):
     watcher lets the first go on, and reads the address space for the second before the first is mapped. Counted
     alone, the second fits and the refusal went unreported (an outside red team's race); counted with the calls
     still going on, it is reported, as refused or as one that may have been."""
-    events = tmp_path / "events.jsonl"
-    events.touch()
-    done = subprocess.run([sys.executable, "-c", RACE, str(CAP), str(events)], capture_output=True, text=True,
-                          timeout=60, start_new_session=True)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout)
+    seen, lines = watched(RACE, tmp_path)
     assert seen["refused"] == 1, seen
-    lines = [detail for _, detail in map(json.loads, events.read_text().splitlines())]
-    assert any(detail.startswith(f"{seen['size'] / 2**20:,.0f} MB asked for") for detail in lines), (seen, lines)
+    assert any(detail.startswith(f"{seen['size'] / 2**20:,.0f} MB asked for") for _, detail in lines), (seen, lines)

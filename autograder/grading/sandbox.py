@@ -522,6 +522,7 @@ _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, the
 _NOTIF_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
 _MREMAP_DONTUNMAP, _MAP_FIXED, _MAP_GROWSDOWN, _MAP_FIXED_NOREPLACE = 4, 0x10, 0x100, 0x100000
 _SYS_MSEAL = 462  # x86_64 and aarch64
+_SYS_KCMP, _KCMP_VM = {"x86_64": 312, "aarch64": 272}, 1
 
 
 def _notify_filter(machine):
@@ -652,7 +653,7 @@ def _near_cap(pid, growth, cap, stack, going):
     used = _vm(pid)  # read after the others: a call that ended since is in it
     if used is None:
         return None
-    others = sum(g for thread, (_, g) in going.items() if thread != pid)
+    others = sum(g for thread, (_, g) in going.items() if thread != pid and _shares_memory(pid, thread))
     room = stack - _stack_size(pid)
     mb = lambda n: f"{n / 2**20:,.0f} MB"  # noqa: E731
     asked = f"{mb(growth)} asked for with {mb(used)} of {mb(cap)} in use"
@@ -676,6 +677,12 @@ def _in_call(thread, number):
     except (OSError, IndexError):
         return True
     return state in ("running", str(number))
+
+
+def _shares_memory(one, other):
+    """Whether two threads share one address space (``kcmp(KCMP_VM)``: a process's threads, or a child made with
+    ``CLONE_VM``, as ``vfork`` does); True where that cannot be told."""
+    return _libc().syscall(_SYS_KCMP[os.uname().machine], one, other, _KCMP_VM, 0, 0) in (0, -1)  # 0: the same
 
 
 def _stack_size(pid):
