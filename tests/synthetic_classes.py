@@ -160,14 +160,20 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
     add("memory-hog", replace_cell(solved, "depth", (
         "import numpy as np\n\ndef depth(t):\n    hog = []\n    while True:\n        hog.append(np.ones(10**7))")),
         zero=["depth"], notes=["MemoryError"])
-    add("many-processes", insert_cell(solved, "setup", (
-        "import os, subprocess, time\n"
-        f"procs = [subprocess.Popen(['sleep', '{MARKER}']) for _ in range(80)]\n"
+    add("many-processes", insert_cell(solved, "setup", (  # copies of the kernel asleep (it may run no program)
+        "import ctypes, os, time\n"
+        "def asleep():\n"
+        f"    ctypes.CDLL(None).prctl(15, b'sleep {MARKER}', 0, 0, 0)  # its name, to be found afterwards\n"
+        f"    time.sleep({MARKER})\n"
+        "    os._exit(0)\n"
+        "for _ in range(80):\n"
+        "    if os.fork() == 0:\n"
+        "        asleep()\n"
         "for _ in range(5):\n"
         "    if os.fork() == 0:\n"
         "        os.setsid()\n"
         "        if os.fork() == 0:\n"
-        f"            os.execvp('sleep', ['sleep', '{MARKER}'])\n"
+        "            asleep()\n"
         "        os._exit(0)\n"
         "time.sleep(1)"), "spawner"), notes=["processes"])
     add("os-exit", replace_cell(solved, "find_leaves", next(

@@ -46,19 +46,21 @@ def test_a_capped_process_that_caught_its_memory_error_is_seen_from_outside(bloc
 
 
 WATCHED = """
-import ctypes, json, mmap, os, resource, signal, sys, tempfile, time
+import ctypes, json, mmap, os, resource, signal, subprocess, sys, tempfile, time
 import numpy as np
 from autograder.grading import sandbox
 cap, events = int(sys.argv[1]), os.open(sys.argv[2], os.O_WRONLY | os.O_APPEND)
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 watcher = sandbox.watch_allocations(events, cap)
-seen = {"watcher": watcher}
+seen = {"watcher": watcher, "a program before arming": subprocess.run(["true"]).returncode}  # the kernel's start-up
 impostor = os.fork()  # a later child with the watcher's name is not taken for it
 if impostor == 0:
     ctypes.CDLL(None).prctl(15, sandbox.WATCHER_NAME.encode(), 0, 0, 0)
     signal.pause()
 time.sleep(0.2)
 seen["found"] = sandbox.allocation_watcher(os.getpid()) == watcher
+with open(f"/proc/{watcher}/status") as f:  # its own allocations never wait for itself
+    seen["watcher's filters"] = next(int(line.split()[1]) for line in f if line.startswith("Seccomp_filters:"))
 os.kill(impostor, signal.SIGKILL)
 os.waitpid(impostor, 0)
 if sandbox.landlock_abi() >= 6:  # confined after the watcher started: it cannot be signalled from in here
@@ -119,7 +121,8 @@ for name, allocate in (("huge", lambda: np.empty(4 * cap, dtype=np.uint8)),
                        ("huge again", lambda: np.empty(8 * cap, dtype=np.uint8)),
                        ("in a child", lambda: in_a_child(cap // 16)),
                        ("small, in a child", lambda: in_a_child(1 << 20, 3)),
-                       ("grows down", grows_down)):
+                       ("grows down", grows_down),
+                       ("run a program", lambda: sandbox.arm_watcher() or subprocess.run(["true"]))):
     try:
         seen[name] = "allocated" if allocate() is not None else "refused"
     except (MemoryError, OSError):
@@ -153,6 +156,8 @@ def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     seen, lines = watched(WATCHED, tmp_path)
     assert seen.pop("watcher"), "seccomp's user notification is available on this OS kernel"
     assert seen.pop("found"), "the grader's watchdog can tell the watcher from the notebook's processes"
+    assert seen.pop("a program before arming") == 0, "programs are refused from arm_watcher() on, not before"
+    assert seen.pop("watcher's filters") == 0, "forked before the filter: it is not told of its own calls"
     assert seen.pop("killed", False) is False, "Landlock (ABI 6+) keeps the sandboxed process from signalling it"
     size, soft, hard = seen.pop("stack")
     assert size == soft == hard <= sandbox.STACK_BYTES, "the stack limit pinned, the main stack mapped to it: " \
@@ -160,10 +165,12 @@ def test_the_allocation_watcher_reports_refusals_the_process_caught(tmp_path):
     split, unguard = seen.pop("split the stack"), seen.pop("unguard it")
     if MSEAL:  # a split stack's lower part could grow by the limit again, but for the sealed page below it
         assert split == unguard == errno.EPERM, seen
+        assert [detail for kind, detail in lines if kind == "sealed"] == [
+            "mprotect over the sealed stack", "munmap over the sealed stack"], lines
     assert seen.pop("quarter") == seen.pop("in place") == "allocated" and set(seen.values()) == {"refused"}, seen
-    assert {kind for kind, _ in lines} == {"memory-refused"}, lines
-    details = [detail for _, detail in lines if "asked for" in detail]
-    assert [detail for _, detail in lines if detail not in details] == [
+    assert [detail for kind, detail in lines if kind == "program-refused"] == ["execve"], lines
+    details = [detail for kind, detail in lines if kind == "memory-refused" and "asked for" in detail]
+    assert [detail for kind, detail in lines if kind == "memory-refused" and detail not in details] == [
         "a mapping that grows by itself (MAP_GROWSDOWN) refused: its growth makes no call to watch"], lines
     asked = {int(detail.split(" MB")[0].replace(",", "")) for detail in details}
     assert {size >> 10 for size in asked if size >= 1024} == {3, 4, 5, 6, 8}, \

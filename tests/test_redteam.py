@@ -80,7 +80,11 @@ TRIES_THE_SANDBOX = {"01_graphs/walk__env_leak", "02_backward/sum_to__checks_hel
                      "06_custom_functions/swish__daemon_tamper", "06b_forward_mode/atan2__checks_helper",
                      "06c_vmap/index_select_rule__import_grader", "07_checkpointing/checkpoint_fn__read_check_files",
                      # changing the memory cap (seccomp refuses it), a 32-bit call (seccomp kills the kernel)
-                     "05_accumulation/lion__mem_lower_soft_cap", "05_accumulation/lion__mem_int80_mmap2"}
+                     "05_accumulation/lion__mem_lower_soft_cap", "05_accumulation/lion__mem_int80_mmap2",
+                     # (session 15, MEMORY_REDTEAM2.md) an x32 call; running a program (the watcher refuses it);
+                     # splitting the main stack to grow it (its seal refuses that)
+                     *(f"05_accumulation/lion__mem2_{name}" for name in (
+                         "x32_mmap", "exec_big_bss", "stack_split_exec", "stack_split_child", "stack_split_kernel"))}
 # Memory hogs whose allocations the address-space cap refuses catch their own MemoryError: the allocation watcher, a
 # process outside the kernel told of every call that can grow the address space (sandbox.watch_allocations),
 # reports each refused one, from the kernel or its children, and those that calls going on at once in other
@@ -91,7 +95,8 @@ STOPPED_AT_THE_CAP = {"05_accumulation/lion__memory_hog", "05_accumulation/lion_
                       *(f"05_accumulation/lion__mem_{name}" for name in (
                           "sbrk", "shmat", "mremap_dontunmap", "high_word", "child_one_huge", "own_seccomp_listener",
                           "flood", "kill_blocked_callers", "leaked_listener", "stop_watcher", "forked_child",
-                          "growsdown_stack", "racing_threads"))}
+                          "growsdown_stack", "racing_threads")),
+                      "05_accumulation/lion__mem2_thread_hang"}  # 1,200 threads, then a refused 3 GB
 # Hostile cells that answer with the student edition's own library code through a renamed copy, or recurse under a
 # raised, pinned recursion limit: the judge reads the source as data (autograder/grading/rules.py), scores the
 # exercise 0 and writes an integrity.csv row.

@@ -40,6 +40,7 @@ import re
 import resource
 import select
 import signal
+import socket
 import struct
 import sys
 
@@ -516,6 +517,14 @@ _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
 # old_length, new_length, flags, ...), brk(end), shmat(id, ...)
 _GROWS = {"x86_64": {9: "mmap", 25: "mremap", 12: "brk", 30: "shmat"},
           "aarch64": {222: "mmap", 216: "mremap", 214: "brk", 196: "shmat"}}
+# running a program: the OS kernel maps its image and a fresh stack, which could grow unwatched; refused
+_RUNS = {"x86_64": {59: "execve", 322: "execveat"}, "aarch64": {221: "execve", 281: "execveat"}}
+# the calls the seal on the stack refuses, besides mmap and mremap: mprotect(addr, len, ...), munmap(addr, len),
+# pkey_mprotect(addr, len, ...); told of those that start in the sealed span or are long enough to reach it (the
+# mappings below a stack lie 128 MiB or more below it)
+_UNSEALS = {"x86_64": {10: "mprotect", 11: "munmap", 329: "pkey_mprotect"},
+            "aarch64": {226: "mprotect", 215: "munmap", 288: "pkey_mprotect"}}
+_REACHING = 64 << 20
 _SET_MODE_FILTER, _FLAG_NEW_LISTENER, _RET_USER_NOTIF = 1, 1 << 3, 0x7FC00000
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_CONTINUE = 0xC0502100, 0xC0182101, 1  # SECCOMP_IOCTL_NOTIF_RECV, _SEND
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif: id, pid, flags, then seccomp_data: nr, arch, ip, args
@@ -525,12 +534,24 @@ _SYS_MSEAL = 462  # x86_64 and aarch64
 _SYS_KCMP, _KCMP_VM = {"x86_64": 312, "aarch64": 272}, 1
 
 
-def _notify_filter(machine):
-    """A seccomp program that sends every call that can grow the address space (``_GROWS``) to the listener and
-    allows all else (the main filter, ``apply_seccomp``, decides the rest)."""
+def _notify_filter(machine, sealed=None):
+    """A seccomp program that sends every call that can grow the address space (``_GROWS``) or run a program
+    (``_RUNS``) to the listener, and those of ``_UNSEALS`` that may touch the ``sealed`` span; it allows all else
+    (the main filter, ``apply_seccomp``, decides the rest)."""
     program = [(_LD, None, None, 4), (_JEQ, None, "allow", _AUDIT_ARCH[machine]), (_LD, None, None, 0)]
-    program += [(_JEQ, "notify", None, number) for number in sorted(_GROWS[machine])]
+    program += [(_JEQ, "notify", None, number) for number in sorted({**_GROWS[machine], **_RUNS[machine]})]
+    if sealed:
+        program += [(_JEQ, "unseals", None, number) for number in sorted(_UNSEALS[machine])]
+        program += [(_RET, None, None, _RET_ALLOW), "unseals", *_at_least(0, sealed[0], "notify", "length"),
+                    "length", *_at_least(1, _REACHING, "notify", "allow")]
     return _program(program + ["allow", (_RET, None, None, _RET_ALLOW), "notify", (_RET, None, None, _RET_USER_NOTIF)])
+
+
+def _at_least(index, least, yes, no):
+    """Instructions that jump to ``yes`` if the 64-bit unsigned ``args[index]`` is ``least`` or more, else to ``no``:
+    the high words compared first, then the low ones."""
+    return [(_LD, None, None, _arg(index) + 4), (_JGT, yes, None, least >> 32), (_JEQ, None, no, least >> 32),
+            (_LD, None, None, _arg(index)), (_JGE, yes, no, least & 0xFFFFFFFF)]
 
 
 def watch_allocations(events_fd, cap):
@@ -545,23 +566,40 @@ def watch_allocations(events_fd, cap):
     soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
     stack = soft if 0 < soft < STACK_BYTES else STACK_BYTES
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
-    _seal_stack(stack)
+    sealed = _seal_stack(stack)
+    ours, theirs = socket.socketpair()
+    parent = os.getpid()
+    pid = os.fork()  # before the filter: the watcher's own allocations must not wait for itself
+    if pid == 0:
+        try:
+            ours.close()
+            _, listener, _, _ = socket.recv_fds(theirs, 1, 1)
+            theirs.close()
+            if listener:
+                _watch(listener[0], events_fd, parent, {**_GROWS[machine], **_RUNS[machine], **_UNSEALS[machine]},
+                       cap, stack, sealed)
+        finally:
+            os._exit(0)
+    theirs.close()
     libc = _libc()
     _no_new_privs(libc)
     listener = libc.syscall(_SYS_SECCOMP[machine], _SET_MODE_FILTER, _FLAG_NEW_LISTENER,
-                            ctypes.byref(_notify_filter(machine)))
-    if listener < 0:
-        return None
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _watch(listener, events_fd, parent, _GROWS[machine], cap, stack)
-        finally:
-            os._exit(0)
-    os.close(listener)
+                            ctypes.byref(_notify_filter(machine, sealed)))
+    if listener >= 0:
+        socket.send_fds(ours, [b"\0"], [listener])
+        os.close(listener)
+    ours.close()  # without a listener the watcher reads nothing and ends
     libc.prctl(_PR_SET_PTRACER, pid, 0, 0, 0)  # EINVAL without Yama: nothing to allow then
-    return pid
+    return pid if listener >= 0 else None
+
+
+def arm_watcher():
+    """From now on the allocation watcher refuses to run programs: ``execve(NULL)``, which it is told of (and
+    which fails anyway, without it)."""
+    import platform
+    execve = {name: number for number, name in _RUNS.get(platform.machine(), {}).items()}.get("execve")
+    if execve:
+        _libc().syscall(execve, None, None, None)
 
 
 def _seal_stack(limit):
@@ -569,14 +607,14 @@ def _seal_stack(limit):
     page fault, not a call), put a read-only page just below it and seal both (``mseal``, Linux 6.10+): a stack
     grows only where no accessible mapping lies within the kernel's guard gap, so it cannot grow again, split or
     not, in this process or a forked child. Left as it is where that would reach another mapping; unsealed
-    (``ENOSYS``) on an older kernel."""
+    (``ENOSYS``) on an older kernel. Returns the sealed span ``(start, end)``, None if none."""
     with open("/proc/self/maps") as f:
         spans = [[int(n, 16) for n in line.split(None, 1)[0].split("-")] + [line.rstrip().endswith("[stack]")]
                  for line in f]
     low, high = next(((low, high) for low, high, stack in spans if stack), (0, 0))
     below, page = max((h for _, h, _ in spans if h <= low), default=0), os.sysconf("SC_PAGE_SIZE")
     if not high or below + (1 << 20) > high - limit:  # no stack found; a mapping within the guard gap (1 MiB)
-        return
+        return None
     if high - limit < low:
         ctypes.memset(high - limit, 0, 1)
     libc = _libc()
@@ -584,15 +622,19 @@ def _seal_stack(limit):
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
     guard = libc.mmap(high - limit - page, page, mmap.PROT_READ, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
                       _MAP_FIXED_NOREPLACE, -1, 0)
-    if guard == high - limit - page:
-        libc.syscall(_SYS_MSEAL, ctypes.c_void_p(guard), ctypes.c_size_t(page + limit), ctypes.c_ulong(0))
+    if guard == high - limit - page and \
+            libc.syscall(_SYS_MSEAL, ctypes.c_void_p(guard), ctypes.c_size_t(page + limit), ctypes.c_ulong(0)) == 0:
+        return guard, high
+    return None
 
 
-def _watch(listener, events_fd, parent, grows, cap, stack, limit=20):
-    """The watcher: let each notified call go on (a ``MAP_GROWSDOWN`` mapping is refused), and first write an
-    event for each that the OS kernel will refuse (``total_vm + growth > RLIMIT_AS``), or may: counting what
-    other threads' calls, let go on but maybe not yet mapped, add, and what the caller's stack may still grow.
-    It ends with ``parent`` (a death signal would not reach it across Landlock's scope)."""
+def _watch(listener, events_fd, parent, calls, cap, stack, sealed, limit=40):
+    """The watcher: let each notified call (``calls``: {number: name}) go on, but refuse to run a program or make
+    a ``MAP_GROWSDOWN`` mapping, and first write an event for each that the OS kernel will refuse
+    (``total_vm + growth > RLIMIT_AS``), or may: counting what other threads' calls, let go on but maybe not
+    yet mapped, add, and what the caller's stack may still grow. An event for each refusal of its own too, and
+    for each call the seal on the stack (``sealed``) refuses. It ends with ``parent`` (a death signal would not
+    reach it across Landlock's scope)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupting a cell signals the kernel's whole process group
     _libc().prctl(_PR_SET_NAME, WATCHER_NAME.encode(), 0, 0, 0)
     try:
@@ -601,7 +643,7 @@ def _watch(listener, events_fd, parent, grows, cap, stack, limit=20):
         ready.register(listener, select.POLLIN)
     except OSError:  # the parent is gone already
         return
-    written, last, going = 0, None, {}  # going: {thread: (call number, growth)} for the calls let go on
+    written, last, going, armed = 0, None, {}, False  # going: {thread: (call number, growth)}: calls let go on
     while True:
         if any(fd != listener for fd, _ in ready.poll()):
             return
@@ -613,24 +655,37 @@ def _watch(listener, events_fd, parent, grows, cap, stack, limit=20):
                 continue
             raise
         ident, pid, _, number, _, _, *args = _NOTIF.unpack(request)
-        try:
-            refuse, event = _judge_call(grows[number], number, args, pid, cap, stack, going)
-        except Exception:  # a caller gone mid-reading, say: never stop watching
-            refuse, event = 0, None
+        call = calls[number]
+        if call in ("execve", "execveat"):  # the kernel's own start-up may run programs (debugpy: uname -p)
+            arming = call == "execve" and not args[0]  # execve(NULL): arm_watcher(), just before student code
+            armed = armed or arming
+            refuse, event = (errno.EPERM, None if arming else ("program-refused", call)) if armed else (0, None)
+        else:
+            try:
+                refuse, event = _judge_call(call, number, args, pid, cap, stack, going, sealed)
+            except Exception:  # a caller gone mid-reading, say: never stop watching
+                refuse, event = 0, None
         if event and event != last and written < limit:  # malloc asks again the same way: one event
             written, last = written + 1, event
-            os.write(events_fd, (json.dumps(["memory-refused", event]) + "\n").encode())
+            os.write(events_fd, (json.dumps(list(event)) + "\n").encode())
         try:
             fcntl.ioctl(listener, _NOTIF_SEND, _NOTIF_RESP.pack(ident, 0, -refuse, 0 if refuse else _NOTIF_CONTINUE))
         except OSError:  # the caller was killed meanwhile
             pass
 
 
-def _judge_call(call, number, args, pid, cap, stack, going):
-    """``(errno to refuse with or 0, event or None)`` for a notified call of thread ``pid``. ``going`` (updated)
-    holds the calls let go on, by thread, until their thread is seen out of them."""
+def _judge_call(call, number, args, pid, cap, stack, going, sealed=None):
+    """``(errno to refuse with or 0, (kind, detail) or None)`` for a notified call of thread ``pid``. ``going``
+    (updated) holds the calls let go on, by thread, until their thread is seen out of them."""
+    if sealed and (call in ("mprotect", "munmap", "pkey_mprotect", "mremap") or
+                   call == "mmap" and args[3] & (_MAP_FIXED | _MAP_FIXED_NOREPLACE)) and \
+            args[0] < sealed[1] and args[0] + args[1] > sealed[0]:  # the seal refuses it (EPERM)
+        return 0, ("sealed", f"{call} over the sealed stack")
+    if call in ("mprotect", "munmap", "pkey_mprotect"):
+        return 0, None
     if call == "mmap" and args[3] & _MAP_GROWSDOWN:
-        return errno.EPERM, "a mapping that grows by itself (MAP_GROWSDOWN) refused: its growth makes no call to watch"
+        return errno.EPERM, ("memory-refused", "a mapping that grows by itself (MAP_GROWSDOWN) refused: its growth "
+                             "makes no call to watch")
     going.pop(pid, None)  # a thread makes one call at a time: its last one is over
     used, growth = _vm(pid), _growth(call, args, pid, exact=False)
     if used is None:
@@ -640,7 +695,8 @@ def _judge_call(call, number, args, pid, cap, stack, going):
         growth = _growth(call, args, pid)
     if growth > 0:
         going[pid] = (number, growth)
-    return 0, _near_cap(pid, growth, cap, stack, going) if near else None
+    detail = _near_cap(pid, growth, cap, stack, going) if near else None
+    return 0, detail and ("memory-refused", detail)
 
 
 def _near_cap(pid, growth, cap, stack, going):
@@ -809,6 +865,7 @@ def confine(policy):
     def arm():
         # seccomp last, just before student code: IPython's own start-up copies files with shutil.copy (chmod)
         if policy.get("seccomp", True):
+            arm_watcher()
             apply_seccomp()
         arm_hook()
     return arm

@@ -336,6 +336,12 @@ class Worker:
         if "limit" in kinds:
             refused = "refused" if sandbox.seccomp_supported() else "not refused: no seccomp here"
             context.note(f"tried to change the sandbox's memory cap ({refused}): {'; '.join(kinds['limit'][:3])}")
+        if "program-refused" in kinds:
+            context.note("tried to run a program (refused: a graded notebook runs none, since a program's own memory "
+                         f"is out of the grader's sight): {', '.join(sorted(set(kinds['program-refused'])))}")
+        if "sealed" in kinds:
+            context.note("tried to change the main stack, which the sandbox seals so that it cannot grow unwatched "
+                         f"(refused): {', '.join(sorted(set(kinds['sealed'])))}")
         if "memory-refused" in kinds:
             refused = "; ".join(kinds["memory-refused"][:3])
             context.note("the grader stopped allocations past the kernel's memory cap (seen outside the kernel, "
