@@ -238,7 +238,8 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
         pass
     events = [json.loads(line) for line in (job / "private" / "events").read_text().splitlines()]
     kinds = {kind for kind, _ in events}
-    assert {"read-secret", "mode-outside", "limit", "program-refused"} <= kinds, events
+    assert {"read-secret", "mode-outside", "limit", "program-refused", "native"} <= kinds, events
+    assert {"syscall", "mmap"} <= {detail for kind, detail in events if kind == "native"}, "ctypes' raw calls"
     assert any(kind == "mode-outside" and "gradebook.db" in detail for kind, detail in events)
 
 

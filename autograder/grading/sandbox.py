@@ -261,7 +261,8 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
     wants in its report: writes, deletions and permission or owner changes outside its
     folders, reads and listings of ``secret_roots`` (the course, the solutions;
     except inside a deeper ``public_roots`` folder, such as the Python it runs on),
-    signals, processes, databases, changes of the memory cap. An audit hook cannot be removed
+    signals, processes, databases, changes of the memory cap, C functions called through ctypes (whose calls it
+    cannot see). An audit hook cannot be removed
     from Python; it only observes, before the call: whether the call then succeeded is for the OS
     to decide (the worker reports what the sandbox enforced). ``grader_modules`` (a judged
     assignment's kernel): the ``autograder`` modules it may import; importing any other is
@@ -269,7 +270,7 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
     roots = tuple(os.path.realpath(r).rstrip("/") + "/" for r in write_roots) + ("/dev/",)
     marks = {os.path.realpath(r): False for r in public_roots}
     marks.update({os.path.realpath(r): True for r in secret_roots})
-    written, own, armed, home = [0], os.getpid(), [False], os.getcwd()
+    written, own, armed, home, native = [0], os.getpid(), [False], os.getcwd(), set()
 
     def emit(kind, detail):
         if written[0] < limit:
@@ -335,6 +336,9 @@ def install_audit_hook(events_fd, write_roots, limit=400, secret_roots=(), publi
                 which, limits = args[-2:]
                 if which == resource.RLIMIT_AS and limits is not None:
                     emit("limit", f"{event}(RLIMIT_AS, {limits})")
+            elif event == "ctypes.dlsym" and len(native) < 5 and isinstance(args[-1], str) and args[-1] not in native:
+                native.add(args[-1])  # C called directly: what it tries, the sandbox refuses unreported
+                emit("native", args[-1])
             elif event == "sqlite3.connect":
                 emit("database", os.fsdecode(args[0]) if not isinstance(args[0], int) else str(args[0]))
         except Exception:  # an audit hook that raises would break the student's call

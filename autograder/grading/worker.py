@@ -336,6 +336,9 @@ class Worker:
         if "limit" in kinds:
             refused = "refused" if sandbox.seccomp_supported() else "not refused: no seccomp here"
             context.note(f"tried to change the sandbox's memory cap ({refused}): {'; '.join(kinds['limit'][:3])}")
+        if "native" in kinds:
+            context.note("called C functions through ctypes, whose system calls the sandbox refuses without reporting "
+                         f"them: {', '.join(sorted(set(kinds['native'])))}")
         if "program-refused" in kinds:
             context.note("tried to run a program (refused: a graded notebook runs none, since a program's own memory "
                          f"is out of the grader's sight): {', '.join(sorted(set(kinds['program-refused'])))}")
