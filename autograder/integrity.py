@@ -29,7 +29,8 @@ TAMPER_SIGNS = ("outside its folder", "SQLite database",
                 "sent signals", "named like the grader's packages", "changed files outside", "the judge saw",
                "outside its allowance", "tried to read the course", "permissions or owners outside",
                "symbolic links in its folder", "the sandbox's memory cap", "killed by the sandbox",
-               "tried to run a program", "which the sandbox seals", "called C functions through ctypes")
+               "tried to run a program", "which the sandbox seals", "called C functions through ctypes",
+               "native code of its own")
 # the sandbox's limits reached (memory, processes, time): honest code can do it too, so a category of its own
 LIMIT_SIGNS = ("the grader stopped", "the grader killed")
 

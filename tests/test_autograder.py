@@ -91,6 +91,12 @@ def test_the_sandbox_confines_a_process(tmp_path):
         import json, os, sys
         from autograder.grading import sandbox
         sandbox.confine(json.loads(os.environ["POLICY"]))()
+        def own_library():  # a copy of one of Python's own extension modules, written in its folder, imported
+            import _json, importlib.util, shutil
+            shutil.copyfile(_json.__file__, "mine" + os.path.basename(_json.__file__)[5:])
+            spec = importlib.util.spec_from_file_location("_json", os.path.abspath("mine" +
+                                                          os.path.basename(_json.__file__)[5:]))
+            spec.loader.exec_module(importlib.util.module_from_spec(spec))
         def attempt(f):
             try:
                 f()
@@ -166,6 +172,12 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
         import json, os, resource, socket
         from autograder.grading import sandbox
         sandbox.confine(json.loads(os.environ["POLICY"]))()
+        def own_library():  # a copy of one of Python's own extension modules, written in its folder, imported
+            import _json, importlib.util, shutil
+            shutil.copyfile(_json.__file__, "mine" + os.path.basename(_json.__file__)[5:])
+            spec = importlib.util.spec_from_file_location("_json", os.path.abspath("mine" +
+                                                          os.path.basename(_json.__file__)[5:]))
+            spec.loader.exec_module(importlib.util.module_from_spec(spec))
         def attempt(f):
             try:
                 f()
@@ -193,6 +205,7 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
             "a seccomp filter": attempt(lambda: sandbox.apply_seccomp()),
             "raise the stack limit": attempt(lambda: resource.setrlimit(resource.RLIMIT_STACK, (64 << 20, 64 << 20))),
             "run a program": attempt(lambda: __import__("subprocess").run(["true"])),
+            "load its own library": attempt(lambda: own_library()),
         }
         import ctypes, platform
         libc, machine = ctypes.CDLL(None, use_errno=True), platform.machine()
@@ -224,6 +237,7 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
     # asynchronous I/O, no vDSO mapped on request, no mapping that grows down
     assert results["raise the stack limit"] == "ValueError", results
     assert results["run a program"] == "PermissionError", "a program's own stack and image are out of sight"
+    assert results["load its own library"] == "ImportError", "a library's system calls are out of sight"
     assert {results[name] for name in ("io_setup", "map a vDSO", "grows down") if name in results} == {
         os.strerror(errno.EPERM)}, results
     # EPERM, which resource.setrlimit raises as ValueError ("not allowed to raise maximum limit")
@@ -238,7 +252,7 @@ def test_the_checks_cannot_be_read_and_modes_cannot_change(tmp_path):
         pass
     events = [json.loads(line) for line in (job / "private" / "events").read_text().splitlines()]
     kinds = {kind for kind, _ in events}
-    assert {"read-secret", "mode-outside", "limit", "program-refused", "native"} <= kinds, events
+    assert {"read-secret", "mode-outside", "limit", "program-refused", "native", "native-refused"} <= kinds, events
     assert {"syscall", "mmap"} <= {detail for kind, detail in events if kind == "native"}, "ctypes' raw calls"
     assert any(kind == "mode-outside" and "gradebook.db" in detail for kind, detail in events)
 

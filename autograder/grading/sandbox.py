@@ -558,7 +558,7 @@ def _at_least(index, least, yes, no):
             (_LD, None, None, _arg(index)), (_JGE, yes, no, least & 0xFFFFFFFF)]
 
 
-def watch_allocations(events_fd, cap):
+def watch_allocations(events_fd, cap, writable=()):
     """Fork the watcher of this process's allocations (:func:`_watch`) and return its pid; None where seccomp
     cannot notify another process. Call it before Landlock: the watcher is then outside Landlock's domain, so
     code confined later can neither signal (ABI 6+) nor trace it. The cap can refuse only calls the watcher is
@@ -581,7 +581,7 @@ def watch_allocations(events_fd, cap):
             theirs.close()
             if listener:
                 _watch(listener[0], events_fd, parent, {**_GROWS[machine], **_RUNS[machine], **_UNSEALS[machine]},
-                       cap, stack, sealed)
+                       cap, stack, sealed, tuple(os.path.realpath(w) for w in writable))
         finally:
             os._exit(0)
     theirs.close()
@@ -632,9 +632,9 @@ def _seal_stack(limit):
     return None
 
 
-def _watch(listener, events_fd, parent, calls, cap, stack, sealed, limit=40):
-    """The watcher: let each notified call (``calls``: {number: name}) go on, but refuse to run a program or make
-    a ``MAP_GROWSDOWN`` mapping, and first write an event for each that the OS kernel will refuse
+def _watch(listener, events_fd, parent, calls, cap, stack, sealed, writable, limit=40):
+    """The watcher: let each notified call (``calls``: {number: name}) go on, but refuse to run a program, to map
+    code the notebook could have written (``writable``: its folders) or to make a ``MAP_GROWSDOWN`` mapping, and first write an event for each that the OS kernel will refuse
     (``total_vm + growth > RLIMIT_AS``), or may: counting what other threads' calls, let go on but maybe not
     yet mapped, add, and what the caller's stack may still grow. An event for each refusal of its own too, and
     for each call the seal on the stack (``sealed``) refuses. It ends with ``parent`` (a death signal would not
@@ -666,7 +666,7 @@ def _watch(listener, events_fd, parent, calls, cap, stack, sealed, limit=40):
             refuse, event = (errno.EPERM, None if arming else ("program-refused", call)) if armed else (0, None)
         else:
             try:
-                refuse, event = _judge_call(call, number, args, pid, cap, stack, going, sealed)
+                refuse, event = _judge_call(call, number, args, pid, cap, stack, going, sealed, writable)
             except Exception:  # a caller gone mid-reading, say: never stop watching
                 refuse, event = 0, None
         if event and event != last and written < limit:  # malloc asks again the same way: one event
@@ -678,7 +678,7 @@ def _watch(listener, events_fd, parent, calls, cap, stack, sealed, limit=40):
             pass
 
 
-def _judge_call(call, number, args, pid, cap, stack, going, sealed=None):
+def _judge_call(call, number, args, pid, cap, stack, going, sealed=None, writable=()):
     """``(errno to refuse with or 0, (kind, detail) or None)`` for a notified call of thread ``pid``. ``going``
     (updated) holds the calls let go on, by thread, until their thread is seen out of them."""
     if sealed and (call in ("mprotect", "munmap", "pkey_mprotect", "mremap") or
@@ -687,6 +687,9 @@ def _judge_call(call, number, args, pid, cap, stack, going, sealed=None):
         return 0, ("sealed", f"{call} over the sealed stack")
     if call in ("mprotect", "munmap", "pkey_mprotect"):
         return 0, None
+    if call == "mmap" and args[2] & mmap.PROT_EXEC and not args[3] & mmap.MAP_ANONYMOUS and \
+            (path := _native_code(pid, args[4], writable)):
+        return errno.EPERM, ("native-refused", path)
     if call == "mmap" and args[3] & _MAP_GROWSDOWN:
         return errno.EPERM, ("memory-refused", "a mapping that grows by itself (MAP_GROWSDOWN) refused: its growth "
                              "makes no call to watch")
@@ -701,6 +704,22 @@ def _judge_call(call, number, args, pid, cap, stack, going, sealed=None):
         going[pid] = (number, growth)
     detail = _near_cap(pid, growth, cap, stack, going) if near else None
     return 0, detail and ("memory-refused", detail)
+
+
+def _native_code(pid, fd, writable):
+    """The file ``pid`` maps as code from descriptor ``fd``, if the notebook could have written it (in a
+    ``writable`` folder, or a file only in memory): a library of its own, whose system calls no report sees;
+    None for anything else (the system's and Python's libraries), and where the descriptor cannot be read."""
+    if fd & 0xFFFFFFFF > 0x7FFFFFFF:  # an int: -1, an anonymous mapping
+        return None
+    try:
+        path = os.readlink(f"/proc/{pid}/fd/{fd & 0xFFFFFFFF}")
+    except OSError:
+        return None
+    if path.startswith(("/memfd:", "/dev/shm/")) or path.endswith(" (deleted)") or \
+            any(_beneath(path, folder) for folder in writable):
+        return path
+    return None
 
 
 def _near_cap(pid, growth, cap, stack, going):
@@ -858,7 +877,7 @@ def confine(policy):
     os.environ.setdefault("CHIBIGRAD_SIMULATE_CUDA", "auto")
     apply_limits(policy)
     if policy.get("memory_bytes") and policy.get("seccomp", True):
-        watch_allocations(events, policy["memory_bytes"])
+        watch_allocations(events, policy["memory_bytes"], policy["write"])
     if policy.get("drop_capabilities", True):
         drop_capabilities()
     if policy.get("landlock", True):

@@ -339,6 +339,9 @@ class Worker:
         if "native" in kinds:
             context.note("called C functions through ctypes, whose system calls the sandbox refuses without reporting "
                          f"them: {', '.join(sorted(set(kinds['native'])))}")
+        if "native-refused" in kinds:
+            context.note("tried to load native code of its own (refused: its system calls would be out of the "
+                         f"grader's sight): {', '.join(sorted(set(kinds['native-refused']))[:3])}")
         if "program-refused" in kinds:
             context.note("tried to run a program (refused: a graded notebook runs none, since a program's own memory "
                          f"is out of the grader's sight): {', '.join(sorted(set(kinds['program-refused'])))}")
