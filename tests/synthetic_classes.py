@@ -19,7 +19,7 @@ from autograder.grading import sandbox
 DUE = datetime.datetime(2030, 1, 15, 23, 59, tzinfo=datetime.timezone.utc)
 ON_TIME = DUE - datetime.timedelta(days=1)
 LATE = DUE + datetime.timedelta(days=2)
-MARKER = "317.25"  # `sleep 317.25`: the processes the many-processes student starts, easy to find afterwards
+MARKER = "317.25"  # the many-processes student's processes sleep 317.25 s in a folder `sleep-317.25`: easy to find
 WALKS = ["walk", "summarize", "find_leaves", "depth"]  # 01_graphs's exercises with rules on their source: code the
 # grader cannot read (builtins, get_ipython(), exec) anywhere but in another exercise's answer scores all four 0
 
@@ -161,9 +161,10 @@ def hostile_students(course_dir, assignment="01_graphs", targets=None):
         "import numpy as np\n\ndef depth(t):\n    hog = []\n    while True:\n        hog.append(np.ones(10**7))")),
         zero=["depth"], notes=["MemoryError"])
     add("many-processes", insert_cell(solved, "setup", (  # copies of the kernel asleep (it may run no program)
-        "import ctypes, os, time\n"
+        "import os, time\n"
+        f"os.makedirs('sleep-{MARKER}', exist_ok=True)\n"
         "def asleep():\n"
-        f"    ctypes.CDLL(None).prctl(15, b'sleep {MARKER}', 0, 0, 0)  # its name, to be found afterwards\n"
+        f"    os.chdir('sleep-{MARKER}')  # where it works, to be found afterwards\n"
         f"    time.sleep({MARKER})\n"
         "    os._exit(0)\n"
         "for _ in range(80):\n"
