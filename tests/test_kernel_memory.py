@@ -128,7 +128,8 @@ for name, allocate in (("huge", lambda: np.empty(4 * cap, dtype=np.uint8)),
     except (MemoryError, OSError):
         seen[name] = "refused"
 with open("/proc/self/maps") as f:
-    low, high = next([int(n, 16) for n in line.split()[0].split("-")] for line in f if line.rstrip().endswith("[stack]"))
+    low, high = next([int(n, 16) for n in line.split()[0].split("-")] for line in f
+                     if line.rstrip().endswith("[stack]"))
 seen["stack"] = [high - low, *resource.getrlimit(resource.RLIMIT_STACK)]
 libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 seen["split the stack"] = libc.mprotect(ctypes.c_void_p(low), ctypes.c_size_t(4096), 1) and ctypes.get_errno()

@@ -633,12 +633,13 @@ def _seal_stack(limit):
 
 
 def _watch(listener, events_fd, parent, calls, cap, stack, sealed, writable, limit=40):
-    """The watcher: let each notified call (``calls``: {number: name}) go on, but refuse to run a program, to map
-    code the notebook could have written (``writable``: its folders) or to make a ``MAP_GROWSDOWN`` mapping, and first write an event for each that the OS kernel will refuse
-    (``total_vm + growth > RLIMIT_AS``), or may: counting what other threads' calls, let go on but maybe not
-    yet mapped, add, and what the caller's stack may still grow. An event for each refusal of its own too, and
-    for each call the seal on the stack (``sealed``) refuses. It ends with ``parent`` (a death signal would not
-    reach it across Landlock's scope)."""
+    """The watcher: let each notified call (``calls``: {number: name}) go on, but refuse to run a program (once
+    armed), to map code the notebook could have written (``writable``: its folders) or to make a
+    ``MAP_GROWSDOWN`` mapping. First write an event for each call the OS kernel will refuse (``total_vm +
+    growth > RLIMIT_AS``), or may: counting what other threads' calls, let go on but maybe not yet mapped, add,
+    and what the caller's stack may still grow; one for each refusal of its own, and for each call the seal on
+    the stack (``sealed``) refuses. It ends with ``parent`` (a death signal would not reach it across Landlock's
+    scope)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupting a cell signals the kernel's whole process group
     _libc().prctl(_PR_SET_NAME, WATCHER_NAME.encode(), 0, 0, 0)
     try:
