@@ -337,8 +337,8 @@ class Worker:
             refused = "refused" if sandbox.seccomp_supported() else "not refused: no seccomp here"
             context.note(f"tried to change the sandbox's memory cap ({refused}): {'; '.join(kinds['limit'][:3])}")
         if "native" in kinds:
-            context.note("called C functions through ctypes, whose system calls the sandbox refuses without reporting "
-                         f"them: {', '.join(sorted(set(kinds['native'])))}")
+            context.note("called C functions through ctypes (their system calls pass by the grader's reports; the "
+                         f"sandbox refuses what they try all the same): {', '.join(sorted(set(kinds['native'])))}")
         if "native-refused" in kinds:
             context.note("tried to load native code of its own (refused: its system calls would be out of the "
                          f"grader's sight): {', '.join(sorted(set(kinds['native-refused']))[:3])}")
