@@ -612,10 +612,8 @@ def _seal_stack(limit):
     grows only where no accessible mapping lies within the kernel's guard gap, so it cannot grow again, split or
     not, in this process or a forked child. Left as it is where that would reach another mapping; unsealed
     (``ENOSYS``) on an older kernel. Returns the sealed span ``(start, end)``, None if none."""
-    with open("/proc/self/maps") as f:
-        spans = [[int(n, 16) for n in line.split(None, 1)[0].split("-")] + [line.rstrip().endswith("[stack]")]
-                 for line in f]
-    low, high = next(((low, high) for low, high, stack in spans if stack), (0, 0))
+    spans = _maps("self")
+    low, high = next(((low, high) for low, high, name in spans if name == "[stack]"), (0, 0))
     below, page = max((h for _, h, _ in spans if h <= low), default=0), os.sysconf("SC_PAGE_SIZE")
     if not high or below + (1 << 20) > high - limit:  # no stack found; a mapping within the guard gap (1 MiB)
         return None
@@ -767,15 +765,7 @@ def _shares_memory(one, other):
 
 def _stack_size(pid):
     """The size of the main thread's stack mapping of ``pid`` (``[stack]``); 0 if none is found."""
-    try:
-        with open(f"/proc/{pid}/maps") as f:
-            span = next((line.split(None, 1)[0] for line in f if line.rstrip().endswith("[stack]")), None)
-    except OSError:
-        return 0
-    if span is None:
-        return 0
-    low, high = (int(n, 16) for n in span.split("-"))
-    return high - low
+    return next((high - low for low, high, name in _maps(pid) if name == "[stack]"), 0)
 
 
 def allocation_watcher(kernel):
@@ -808,23 +798,32 @@ def _growth(call, args, pid, exact=True):
     return _segment_size(args[0]) or 0
 
 
-def _mapped(pid, start, end):
-    """How many bytes of ``[start, end)`` ``pid`` has mapped (0 if it is gone)."""
+def _maps(pid):
+    """``[(start, end, name)]`` of the mappings of ``pid`` (``/proc/<pid>/maps``; the name ``[heap]``,
+    ``[stack]``, a file's path or ""), ``[]`` if it is gone."""
     try:
         with open(f"/proc/{pid}/maps") as f:
-            spans = [[int(n, 16) for n in line.split(None, 1)[0].split("-")] for line in f]
+            lines = f.read().splitlines()
     except OSError:
-        return 0
-    return sum(max(0, min(end, high) - max(start, low)) for low, high in spans)
+        return []
+    spans = []
+    for line in lines:
+        fields = line.split(None, 5)
+        low, high = (int(n, 16) for n in fields[0].split("-"))
+        spans.append((low, high, fields[5].strip() if len(fields) > 5 else ""))
+    return spans
+
+
+def _mapped(pid, start, end):
+    """How many bytes of ``[start, end)`` ``pid`` has mapped (0 if it is gone)."""
+    return sum(max(0, min(end, high) - max(start, low)) for low, high, _ in _maps(pid))
 
 
 def _heap_end(pid):
     """Where the heap of ``pid`` ends now (its ``[heap]`` mapping; where it starts while it is empty), None if
     ``pid`` is gone."""
+    end = next((high for _, high, name in _maps(pid) if name == "[heap]"), None)
     try:
-        with open(f"/proc/{pid}/maps") as f:
-            end = next((int(line.split("-")[1].split()[0], 16) for line in f if line.rstrip().endswith("[heap]")),
-                       None)
         return int(_stat(pid)[1][44]) if end is None else end
     except OSError:
         return None
