@@ -291,18 +291,43 @@ def test_feedback_filters_hidden_lines_out_of_whatever_was_printed():
     assert out[3].evalue.startswith(feedback.HIDDEN_LINE) or "walk on a chain" not in check_line
 
 
-def test_the_gradebook_guard_restores_or_removes_what_someone_else_wrote(tmp_path):
-    from autograder.grading.grade import FileGuard
-    db = tmp_path / "gradebook.db"
-    guard = FileGuard(db)  # no gradebook yet: one written by student code is removed, not "restored" to nothing
-    db.write_bytes(b"written by a student")
-    assert guard.check() and not db.exists()
-    assert not guard.check()
-    db.write_bytes(b"ours")
-    guard.remember()
-    db.write_bytes(b"theirs, and longer")
-    assert guard.check() and db.read_bytes() == b"ours"
-    assert len(guard.events) == 2
+def test_a_write_to_the_gradebook_while_a_reply_is_merged_is_never_kept(tmp_path, monkeypatch):
+    """Student code (without Landlock) may write the course's gradebook at any moment, also while the
+    grader merges a reply: what it wrote is neither read back nor kept, and the run reports it (CI saw a
+    forged manual score land between the old guard's check and its commit, and stay)."""
+    from autograder.grading import grade
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
+    course = Course(tmp_path)
+    db = course.sqlite_path
+    results = grade.Results(course)  # no gradebook yet: the run creates it
+
+    def merge_with_a_student_writing(gb, assignment, student, result):
+        if db.exists():
+            with sqlite3.connect(db) as theirs:
+                theirs.execute("INSERT INTO student (id) VALUES ('forged')")
+        gb.update_or_create_student(student)  # reads the gradebook after the student's write, then commits
+        gb.db.commit()
+
+    monkeypatch.setattr(grade.gradebook, "merge_result", merge_with_a_student_writing)
+    reply = {"assignment": "01_graphs", "student": "alice", "result": {"notebooks": {}, "timestamp": None},
+             "files": {}}
+    results.apply(dict(reply, student="bob"))  # publishes the gradebook the student's next write changes
+    results.apply(reply)
+    db.with_name("gradebook.db-journal").write_bytes(b"a hot journal SQLite would replay")
+    results.close()
+
+    def students():
+        with sqlite3.connect(db) as ours:
+            return sorted(row[0] for row in ours.execute("SELECT id FROM student"))
+    assert students() == ["alice", "bob"]
+    assert not db.with_name("gradebook.db-journal").exists() and not results.guard.folder.exists()
+    assert len(results.guard.events) == 2, results.guard.events
+    assert all("changed by another program" in e for e in results.guard.events)
+
+    results = grade.Results(course)
+    db.unlink()  # gone while grading ran: put back
+    results.close()
+    assert students() == ["alice", "bob"] and len(results.guard.events) == 1
 
 
 def test_gradebook_differences_name_each_leaf():

@@ -19,6 +19,7 @@ import os
 import queue
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -194,43 +195,74 @@ def _stop(process):
 
 # ---- writing results ----------------------------------------------------------------------------------------------
 
-class FileGuard:
-    """The SQLite gradebook as this process last wrote it, restored if anything else changes it
-    (student code cannot reach it under Landlock; this covers systems without Landlock)."""
+class PrivateGradebook:
+    """The SQLite gradebook a run writes: a private copy, published over the course's after each reply.
+
+    Student code runs while replies are written, and without Landlock it can reach the course's file.
+    Had the grader merged into that file, a write landing between its reads and its commit would be read
+    back (as a hand grade) and kept. Here nothing is ever read back from the course's file: the copy,
+    taken before any student code ran and kept where no kernel works, is merged into, and each publish
+    replaces the course's file whole, reporting it if it had changed since the last one."""
+
+    SIDE_FILES = ("-journal", "-wal", "-shm")  # SQLite would replay these into the published file
 
     def __init__(self, path):
         self.path = path
         self.events = []
-        self.remember()
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-gradebook-"))
+        self.copy = self.folder / path.name
+        self.mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+        if path.exists():
+            _backup(path, self.copy)
+        self.url = f"sqlite:///{self.copy}"
+        self.seen = self._stat()
 
     def _stat(self):
-        try:
-            st = self.path.stat()
-            return st.st_ino, st.st_size, st.st_mtime_ns
-        except FileNotFoundError:
-            return None
+        found = []
+        for name in ("", *self.SIDE_FILES):
+            try:
+                st = self.path.with_name(self.path.name + name).stat()
+                found.append((name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            except FileNotFoundError:
+                pass
+        return found
 
-    def remember(self):
-        self.stat = self._stat()
-        self.data = self.path.read_bytes() if self.stat else None
-
-    def check(self):
-        """Restore the file if someone else changed it; True if it did (reopen connections)."""
-        if self._stat() == self.stat:
-            return False
-        current = self.path.read_bytes() if self.path.exists() else None
-        restored = current != self.data
-        if restored:
+    def publish(self):
+        """Replace the course's gradebook with the copy (or remove one the copy never had)."""
+        if self._stat() != self.seen:
             self.events.append(f"{self.path.name} was changed by another program while grading ran; restored "
                                "the autograder's last version")
-            if self.data is None:  # it did not exist: nothing of ours to put back
-                self.path.unlink(missing_ok=True)
-            else:
-                tmp = self.path.with_suffix(".restore")
-                tmp.write_bytes(self.data)
-                os.replace(tmp, self.path)
-        self.remember()
-        return restored
+        for name in self.SIDE_FILES:
+            self.path.with_name(self.path.name + name).unlink(missing_ok=True)
+        if self.copy.exists():
+            handle, staging = tempfile.mkstemp(prefix=f".{self.path.name}-", dir=self.path.parent)  # a new file
+            os.close(handle)
+            os.chmod(staging, self.mode)
+            _backup(self.copy, staging)
+            os.replace(staging, self.path)
+        else:
+            self.path.unlink(missing_ok=True)
+        self.seen = self._stat()
+
+    def check(self):
+        """Publish again if anything else changed the course's gradebook; True if it had."""
+        changed = self._stat() != self.seen
+        if changed:
+            self.publish()
+        return changed
+
+    def discard(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _backup(source, target):
+    """Copy an SQLite database through SQLite (consistent even while another connection has it open)."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
 
 
 class Results:
@@ -239,7 +271,7 @@ class Results:
 
     def __init__(self, course, shard_dir=None):
         self.course, self.shard_dir = course, shard_dir
-        self.guard = FileGuard(course.sqlite_path) if (course.sqlite_path and not shard_dir) else None
+        self.guard = PrivateGradebook(course.sqlite_path) if (course.sqlite_path and not shard_dir) else None
         self._gb = None
 
     def add(self, job, reply):
@@ -258,14 +290,12 @@ class Results:
         """Write one reply into the course; returns its grading record."""
         course, record = self.course, record_of(reply)
         if reply["result"] is not None:
-            if self.guard and self.guard.check():
-                self.close()  # its connection may point at the file that was replaced
             gb = self._gradebook()
             with warnings.catch_warnings():  # nbgrader's add_submission trips SQLAlchemy 2's autoflush warnings
                 warnings.simplefilter("ignore")
                 gradebook.merge_result(gb, reply["assignment"], reply["student"], reply["result"])
             if self.guard:
-                self.guard.remember()
+                self.guard.publish()
             _replace_dir(course.autograded / reply["student"] / reply["assignment"], reply["files"])
         course.write_record(record)
         return record
@@ -273,13 +303,17 @@ class Results:
     def _gradebook(self):
         if self._gb is None:
             from nbgrader.api import Gradebook
-            self._gb = Gradebook(self.course.db_url, self.course.course_id)
+            self._gb = Gradebook(self.guard.url if self.guard else self.course.db_url, self.course.course_id)
         return self._gb
 
     def close(self):
+        """Close the gradebook; with no student code running any more, publish it again if it was changed."""
         if self._gb is not None:
             self._gb.close()
             self._gb = None
+        if self.guard:
+            self.guard.check()
+            self.guard.discard()
 
 
 def record_of(reply):
@@ -415,8 +449,6 @@ def _grade(course, assignment, workers, shard, force, students, settings, scratc
         results.close()
         shutil.rmtree(scratch_root, ignore_errors=True)
     summary["wall_s"] = time.monotonic() - start
-    if results.guard:
-        results.guard.check()
     summary["guard"] = (results.guard.events if results.guard else []) + _check_inputs(course, originals)
     if shard_dir is not None:
         (shard_dir / "COMPLETE").write_text(json.dumps({"submissions": len(pairs), "summary": summary}) + "\n")
