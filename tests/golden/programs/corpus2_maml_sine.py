@@ -1,6 +1,9 @@
 # MAML on sine regression, after Finn et al. (2017) as written in from-scratch PyTorch tutorials (functional forward
 # with a list of weights, grads = torch.autograd.grad(loss, weights, create_graph=True), fast weights
 # w - inner_lr * g, meta-loss summed over tasks and meta_optimizer.step()). Tasks use fixed amplitudes/phases.
+# Its losses print six digits; OpenBLAS's AVX-512 matmul kernel sums in another order than its AVX2 one and
+# changes the last (measured: 0.177231 against PyTorch's 0.177232, an error of 6e-6).
+# tolerance: 2e-5
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
