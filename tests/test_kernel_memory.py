@@ -235,3 +235,30 @@ def test_two_threads_asking_at_once_are_counted_together(tmp_path):
     seen, lines = watched(RACE, tmp_path)
     assert seen["refused"] == 1, seen
     assert any(detail.startswith(f"{seen['size'] / 2**20:,.0f} MB asked for") for _, detail in lines), (seen, lines)
+
+
+def test_forked_copies_count_their_shared_memory_once():
+    """The watchdog's total of a kernel and the processes it started counts a page that forked copies share
+    once (proportional sizes), not once per copy (resident sizes): 20 sleeping copies of a process holding
+    100 MB use about what it uses, not 20 times that."""
+    import os
+    import signal
+    import numpy as np
+    held = np.ones(100 << 17)  # 100 MB, touched
+    children = []
+    for _ in range(20):
+        pid = os.fork()
+        if pid == 0:
+            signal.pause()
+            os._exit(0)
+        children.append(pid)
+    try:
+        found = {pid: rss for pid, rss in sandbox.descendants().items() if pid in children}
+        ours = found[os.getpid()] = int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        assert len(found) == 21 and sum(found.values()) > 20 * held.nbytes
+        assert held.nbytes < sandbox.memory_in_use(found) < ours + (40 << 20)  # what this test's process uses, once
+        assert sandbox.memory_in_use({max(children) + 10**6: 1 << 40}) == 0  # gone: uses nothing
+    finally:
+        for pid in children:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)

@@ -104,7 +104,7 @@ class _Watchdog(threading.Thread):
             if self.job.seconds_left() <= 0:
                 self.reason = (f"the notebook ran past its time limit ({self.job.notebook_timeout:.0f} s for the "
                                "whole notebook); the grader stopped it")
-            elif memory_cap and sum(found.values()) > memory_cap:
+            elif memory_cap and sum(found.values()) > memory_cap and sandbox.memory_in_use(found) > memory_cap:
                 self.reason = (f"the kernel and the processes it started used more than {memory_cap >> 20} MB in "
                                "all; the grader stopped them")
             elif len(others) > self.job.max_processes:
