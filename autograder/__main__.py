@@ -249,8 +249,9 @@ def _print_grade_summary(records, summary, shard):
     print(f"graded {len(records)} submission(s) with {summary['workers']} worker(s) in {summary['wall_s']:.1f} s: "
           + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())))
     if not summary.get("landlock_abi"):
-        print("note: Landlock is not available here; submissions ran without file-system confinement "
-              "(see autograder/README.md)")
+        print("note: Landlock is not available here; submissions ran without file-system confinement: one that "
+              "searched this machine could have changed any student's score unseen (autograder/README.md: grade in a "
+              "container, a VM or as a dedicated user)")
     for r in sorted(records, key=lambda r: (r["assignment"], r["student"])):
         if r["notes"] or r["error"]:
             print(f"  {r['student']}/{r['assignment']} {r['auto_score']:g}/{r['max_score']:g}: "
